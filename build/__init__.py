@@ -1,0 +1,1 @@
+"""citavial's build step: corpus → ingest → render → verify → index, each stage a module."""

@@ -1,0 +1,69 @@
+"""The `citavial` console script: one subcommand per job, each a thin wrapper over a stage."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+from pathlib import Path
+
+from .errors import BuildError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _as_of(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--as-of {value!r} is not a date; use YYYY-MM-DD, e.g. 2026-11-29") from None
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from .pipeline import build_site
+    report = build_site(corpus_dir=args.corpus, out_dir=args.out, as_of=args.as_of,
+                        site_src=args.site_src)
+    print(report)
+    return 0
+
+
+def _cmd_fetch(args: argparse.Namespace) -> int:
+    from .fetch import fetch
+    print(fetch(args.boe_id, corpus_dir=args.corpus, base_url=args.base_url, timeout=args.timeout))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="citavial", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    b = sub.add_parser("build", help="verify the corpus, ingest, render and check the site into dist/")
+    b.add_argument("--as-of", type=_as_of, default=date.today(),
+                   help="date whose in-force wording is built (YYYY-MM-DD, default: today)")
+    b.add_argument("--corpus", type=Path, default=ROOT / "corpus")
+    b.add_argument("--site-src", type=Path, default=ROOT / "site_src")
+    b.add_argument("--out", type=Path, default=ROOT / "dist")
+    b.set_defaults(func=_cmd_build)
+
+    f = sub.add_parser("fetch", help="refresh a norm from the BOE open-data API into corpus/")
+    f.add_argument("boe_id", help="BOE identifier, e.g. BOE-A-2003-23514")
+    f.add_argument("--corpus", type=Path, default=ROOT / "corpus")
+    f.add_argument("--base-url", default="https://www.boe.es/datosabiertos/api/legislacion-consolidada",
+                   help="API base URL (the test suite points it at a local server)")
+    f.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
+    f.set_defaults(func=_cmd_fetch)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except BuildError as err:
+        print(f"citavial: error: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
