@@ -1,0 +1,215 @@
+"""Cross-stage data: frozen, typed values passed between ingest, render, verify, index and worker.
+
+Every stage takes and returns these plain values; none holds a reference to another stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+NORM = "RD-1428/2003"  # the ref prefix of every passage of this regulation
+
+# Unit and passage status. Only IN_FORCE text is citable.
+IN_FORCE = "in_force"
+REPEALED = "repealed"       # "(Derogado)"
+SUPPRESSED = "suppressed"   # "(Suprimido)"
+EXPIRED = "expired"         # fecha_caducidad <= as-of
+NOT_YET = "not_yet"         # no version in force yet on the as-of date
+
+
+@dataclass(frozen=True)
+class Version:
+    """One wording of a BOE block: the amending norm and the date it took effect."""
+
+    norm_id: str
+    published: date
+    in_force: date
+
+    def __repr__(self) -> str:
+        return f"Version({self.norm_id} from {self.in_force})"
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image of the BOE text; only its address is known offline."""
+
+    src: str   # absolute URL on the BOE server
+    alt: str
+
+    def __repr__(self) -> str:
+        return f"Image({self.src.rsplit('/', 1)[-1]})"
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    header: bool
+    images: tuple[Image, ...] = ()
+    colspan: int = 1
+    rowspan: int = 1
+
+    def __repr__(self) -> str:
+        return f"Cell({self.text[:20]!r})"
+
+
+@dataclass(frozen=True)
+class Table:
+    rows: tuple[tuple[Cell, ...], ...]
+
+    def __repr__(self) -> str:
+        return f"Table({len(self.rows)} rows)"
+
+
+@dataclass(frozen=True)
+class Block:
+    """A paragraph-level block of a unit in document order.
+
+    kind: "paragraph", "table", "figure", "heading" (a heading inside an annex section) or
+    "label" (a bare designator such as "a)" that opens a letter but says nothing itself).
+    ``ref`` is set only on citable blocks (passages); ``status`` marks "(Suprimido)" paragraphs.
+    ``runs`` keeps inline emphasis as (style, text) pairs whose texts concatenate to ``text``.
+    """
+
+    kind: str
+    text: str
+    source_class: str
+    ref: str | None = None
+    status: str = IN_FORCE
+    runs: tuple[tuple[str, str], ...] = ()
+    table: Table | None = None
+    images: tuple[Image, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"Block({self.kind}, {self.ref or '-'}, {self.text[:30]!r})"
+
+
+@dataclass(frozen=True)
+class Note:
+    """Text about the regulation that is not regulation text.
+
+    kind: "history" (a modification note), "editorial" ("Téngase en cuenta…"), "previous"
+    (a "Redacción anterior" quote) or "initial" (the BOE's nota inicial).
+    ``links`` are BOE cross-references (refPost) as (label, url).
+    """
+
+    kind: str
+    paragraphs: tuple[str, ...]
+    links: tuple[tuple[str, str], ...] = ()
+
+    def __repr__(self) -> str:
+        return f"Note({self.kind}, {self.paragraphs[0][:30] if self.paragraphs else ''!r})"
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A structural heading (TÍTULO, CAPÍTULO, Sección, ANEXO…) of the table of contents."""
+
+    level: str   # "part", "titulo", "capitulo", "seccion", "subseccion", "anexo"
+    label: str   # "TÍTULO II", "CAPÍTULO I", "Sección 1.ª", "ANEXO II"
+    title: str
+    block_id: str
+    notes: tuple[Note, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"Heading({self.label})"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A page of the site: an article, a disposition, an annex or an annex section.
+
+    ``ref`` is the canonical ref of the unit, e.g. "RD-1428/2003#art48"; ``page`` its file name.
+    ``path`` holds the labels of the headings above it (for breadcrumbs).
+    """
+
+    ref: str
+    kind: str       # "article", "disposition", "rd_precept", "annex", "annex_section", "annex_article"
+    space: str      # numbering space: "rd", "reglamento", "anexoI", "anexoII", …
+    label: str      # "Artículo 48", "Disposición final primera", "ANEXO I, 5"
+    title: str      # "Velocidades máximas en vías fuera de poblado."
+    block_id: str   # the BOE block id ("a48", "a1-3", "A5")
+    status: str
+    page: str
+    version: Version | None
+    versions: tuple[Version, ...]
+    blocks: tuple[Block, ...]
+    notes: tuple[Note, ...]
+    history: tuple[Note, ...]
+    path: tuple[str, ...]
+    expires: date | None = None
+
+    @property
+    def passages(self) -> tuple[Block, ...]:
+        """The citable blocks: those with a ref whose wording is in force."""
+        return tuple(b for b in self.blocks if b.ref is not None and b.status == IN_FORCE)
+
+    def __repr__(self) -> str:
+        return f"Unit({self.ref}, {self.status}, {len(self.passages)} passages)"
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    """One line of the table of contents: a heading or a unit, with its nesting depth."""
+
+    depth: int
+    heading: Heading | None = None
+    unit_ref: str | None = None
+
+    def __repr__(self) -> str:
+        return f"TocEntry({self.depth}, {self.heading or self.unit_ref})"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the text comes from: shown on every page."""
+
+    norm_id: str
+    title: str
+    consolidated: str        # BOE fecha_actualizacion, ISO date
+    eli: str
+    html_url: str
+    api_url: str
+    license: str
+
+    def __repr__(self) -> str:
+        return f"Source({self.norm_id}, consolidated {self.consolidated})"
+
+
+@dataclass(frozen=True)
+class Regulation:
+    """The regulation as in force on ``as_of``: its units (in force or not) and contents."""
+
+    as_of: date
+    source: Source
+    units: tuple[Unit, ...]
+    toc: tuple[TocEntry, ...]
+    initial_notes: tuple[Note, ...] = field(default=())
+    preamble: tuple[str, ...] = field(default=())
+    inactive: tuple[Unit, ...] = field(default=())  # expired or not yet in force on as_of
+
+    def unit(self, ref: str) -> Unit:
+        for u in self.units:
+            if u.ref == ref:
+                return u
+        raise KeyError(ref)
+
+    def __repr__(self) -> str:
+        return f"Regulation(as of {self.as_of}, {len(self.units)} units)"
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A citable passage as the later stages see it (flattened from Unit/Block)."""
+
+    ref: str
+    unit_ref: str
+    page: str
+    anchor: str
+    kind: str
+    text: str
+    label: str       # human label of the unit, e.g. "Artículo 48"
+    title: str
+
+    def __repr__(self) -> str:
+        return f"Passage({self.ref}, {self.text[:30]!r})"

@@ -1,0 +1,97 @@
+"""Every regular expression of the project, named, in one place.
+
+Each constant has a table test (tests/test_patterns.py) covering every form that occurs in the
+real BOE XML. ``\\s`` is Unicode-aware: the XML uses U+00A0 after some designators ("a)\\xa0Bandera").
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- designators that open a structural unit inside an article --------------------------------
+
+# "1. Las velocidades…" opens apartado 1. Not "1.1 Señales" (annex numbering), not "1.º" (ordinal),
+# not "30 km/h" (no dot), not "2.500 kg" (digit after the dot).
+APARTADO = re.compile(r"^(\d{1,3})\.(?=\s)\s*")
+
+# "Uno. Queda suprimido…": the Real Decreto's own final provisions number with words.
+APARTADO_WORD = re.compile(
+    r"^(Uno|Dos|Tres|Cuatro|Cinco|Seis|Siete|Ocho|Nueve|Diez)\.(?=\s)\s*")
+WORD_NUMBERS = {"Uno": 1, "Dos": 2, "Tres": 3, "Cuatro": 4, "Cinco": 5, "Seis": 6, "Siete": 7,
+                "Ocho": 8, "Nueve": 9, "Diez": 10}
+
+# "a) Para automóviles:" opens letter a; "ñ)" exists in long enumerations.
+LETRA = re.compile(r"^([a-zñ])\)(?=\s|$)\s*")
+
+# "1.º En autopistas…" / "2.ª Cuando…" open an ordinal paragraph.
+ORDINAL = re.compile(r"^(\d{1,2})\.([ºª])(?=\s|$)\s*")
+
+# A paragraph that is only a designator, e.g. "a)" followed by a table.
+LABEL_ONLY = re.compile(r"^(?:[a-zñ]\)|\d{1,3}\.|\d{1,2}\.[ºª])$")
+
+# --- repealed / suppressed text -------------------------------------------------------------
+
+# "(Derogado)." — a unit or paragraph whose whole text is this has no wording in force.
+REPEALED = re.compile(r"^\((Derogad[oa]s?)\)\.?$", re.IGNORECASE)
+# "(Suprimido)" — whole unit, or "3. (Suprimido)" after its designator.
+SUPPRESSED = re.compile(r"^\((Suprimid[oa]s?)\)\.?$", re.IGNORECASE)
+
+# --- headings --------------------------------------------------------------------------------
+
+# The heading block that starts the Reglamento's own numbering space.
+REGLAMENTO_HEADING = re.compile(r"^REGLAMENTO GENERAL DE CIRCULACI[ÓO]N$")
+TITULO_HEADING = re.compile(r"^T[ÍI]TULO\s+([IVXL]+|PRELIMINAR)$")
+CAPITULO_HEADING = re.compile(r"^CAP[ÍI]TULO\s+([IVXL]+|[ÚU]NICO)$")
+SECCION_HEADING = re.compile(r"^Secci[óo]n\s+(\d+)")
+SUBSECCION_HEADING = re.compile(r"^Subsecci[óo]n\s+(\d+)")
+ANEXO_HEADING = re.compile(r"^ANEXO\s+([IVXL]+)$")
+# An ANEXO I section heading block is titled with a bare number: "1" … "6".
+ANNEX_SECTION_NUMBER = re.compile(r"^(\d+)$")
+
+# --- unit titles ("titulo" attribute of precepto blocks) -------------------------------------
+
+ARTICLE_TITLE = re.compile(r"^Art[íi]culo\s+(\d+)(?:\s+(bis|ter|quater))?$")
+ARTICLE_UNICO_TITLE = re.compile(r"^Art[íi]culo\s+[úu]nico$")
+DISPOSITION_TITLE = re.compile(
+    r"^Disposici[óo]n\s+(adicional|transitoria|derogatoria|final)\s+(\w+)$")
+ORDINAL_WORDS = {"única": 1, "unica": 1, "primera": 1, "segunda": 2, "tercera": 3, "cuarta": 4,
+                 "quinta": 5, "sexta": 6, "séptima": 7, "septima": 7, "octava": 8,
+                 "novena": 9, "décima": 10, "decima": 10}
+DISPOSITION_CODES = {"adicional": "da", "transitoria": "dt", "derogatoria": "dd", "final": "df"}
+
+# "Artículo 48. Velocidades máximas en vías fuera de poblado." → title after the label.
+ARTICLE_HEADING_TEXT = re.compile(
+    r"^(?:Art[íi]culo\s+(?:\d+(?:\s+(?:bis|ter|quater))?|[úu]nico)"
+    r"|Disposici[óo]n\s+\w+\s+\w+)\.?\s*(.*)$", re.DOTALL)
+
+# --- BOE identifiers and cross-references ----------------------------------------------------
+
+BOE_ID = re.compile(r"^BOE-[A-Z]-\d{4}-\d+$")
+# "Ref. BOE-A-2015-11722#daprimera" inside <a class="refPost">.
+REF_POST = re.compile(r"(BOE-[A-Z]-\d{4}-\d+)(?:#([\w-]+))?")
+
+# --- canonical passage refs ------------------------------------------------------------------
+
+# The fragment part of a canonical ref: segments separated by dots, each [A-Za-z0-9ñº]+.
+# Examples: art48, art82.2, art87.1.b, art48.1.a.1o, anexoI.5.p37, anexoII.art14bis.2, rd.df1.
+REF_FRAGMENT = re.compile(r"^[A-Za-z0-9ñ]+(?:\.[A-Za-z0-9ñ]+)*$")
+CANONICAL_REF = re.compile(r"^RD-1428/2003#([A-Za-z0-9ñ]+(?:\.[A-Za-z0-9ñ]+)*)$")
+
+# Human forms accepted by parse_ref, e.g. "artículo 82.2", "art. 87.1 b)", "Art 82, apartado 2",
+# "artículo 14 bis del anexo II", "anexo I, 5".
+HUMAN_ARTICLE = re.compile(
+    r"^\s*(?:el\s+)?art(?:[íi]culo|\.|)\s*(?P<num>\d{1,3})(?:\s*(?P<bis>bis|ter|quater))?"
+    r"(?:\s*(?:\.|,\s*apartado|\s+apartado|\s+ap\.)\s*(?P<apartado>\d{1,3}))?"
+    r"(?:\s*(?:[.,]?\s*(?:letra|párrafo|parrafo)?\s*)(?P<letra>[a-zñ])\)?)?"
+    r"(?:\s*(?:del\s+)?anexo\s+(?P<anexo>[IVX]+))?\s*$",
+    re.IGNORECASE,
+)
+HUMAN_ANNEX = re.compile(
+    r"^\s*anexo\s+(?P<anexo>[IVX]+)(?:\s*[,.]?\s*(?:secci[óo]n\s*)?(?P<section>\d+))?\s*$",
+    re.IGNORECASE,
+)
+HUMAN_DISPOSITION = re.compile(
+    r"^\s*(?:la\s+)?disposici[óo]n\s+(?P<kind>adicional|transitoria|derogatoria|final)"
+    r"\s+(?P<ord>\w+)(?P<rd>\s+del\s+real\s+decreto)?\s*$",
+    re.IGNORECASE,
+)

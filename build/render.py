@@ -1,0 +1,99 @@
+"""Render: Regulation → HTML pages (jinja2, autoescaped, StrictUndefined) into a directory.
+
+Every page is self-contained for file:// use: relative links only, no request to another host.
+A passage's element carries only the regulation text, so the page text a browser searches equals
+the XML text (see tests/test_render.py); page chrome lives outside passage elements.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from .atomic import write_text
+from .models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation, Unit
+from .refs import anchor
+
+STATUS_LABELS = {
+    IN_FORCE: "En vigor",
+    REPEALED: "Derogado",
+    SUPPRESSED: "Suprimido",
+    EXPIRED: "Sin vigencia (caducado)",
+    NOT_YET: "Aún no en vigor",
+}
+MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+          "septiembre", "octubre", "noviembre", "diciembre"]
+
+
+@dataclass(frozen=True)
+class ExtraPage:
+    """A page produced by another stage (guides, search, practice…) rendered with the site layout."""
+
+    filename: str
+    template: str
+    context: dict
+
+    def __repr__(self) -> str:
+        return f"ExtraPage({self.filename})"
+
+
+def spanish_date(value) -> str:
+    return f"{value.day} de {MONTHS[value.month - 1]} de {value.year}"
+
+
+def environment(site_src: Path) -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(Path(site_src) / "templates")),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["anchor"] = anchor
+    env.filters["fecha"] = spanish_date
+    env.globals["STATUS_LABELS"] = STATUS_LABELS
+    return env
+
+
+def render(reg: Regulation, site_src: Path, out_dir: Path,
+           extra: tuple[ExtraPage, ...] = ()) -> list[Path]:
+    """Write the site for ``reg`` into ``out_dir`` (a staging directory); return written pages."""
+    env = environment(site_src)
+    links = [{"href": p.filename, "text": p.context["nav_text"]} for p in extra
+             if p.context.get("nav_text")]
+    common = {"reg": reg, "source": reg.source, "as_of": reg.as_of, "site_links": links,
+              "units_by_ref": {u.ref: u for u in reg.units}}
+    written = [_write(env, out_dir, "index.html", "index.html", common)]
+    shown = reg.units
+    for i, unit in enumerate(shown):
+        ctx = dict(common, unit=unit, prev=shown[i - 1] if i > 0 else None,
+                   next=shown[i + 1] if i + 1 < len(shown) else None)
+        written.append(_write(env, out_dir, unit.page, "unit.html", ctx))
+    status_units = [u for u in reg.units if u.status in (REPEALED, SUPPRESSED)]
+    written.append(_write(env, out_dir, "vigencia.html", "vigencia.html",
+                          dict(common, repealed=status_units, inactive=reg.inactive)))
+    for page in extra:
+        written.append(_write(env, out_dir, page.filename, page.template,
+                              dict(common, **page.context)))
+    _copy_static(Path(site_src) / "static", out_dir / "static")
+    return written
+
+
+def _write(env: Environment, out_dir: Path, filename: str, template: str, ctx: dict) -> Path:
+    html = env.get_template(template).render(**ctx, page_name=filename)
+    path = out_dir / filename
+    write_text(path, html)
+    return path
+
+
+def _copy_static(src: Path, dst: Path) -> None:
+    if src.is_dir():
+        shutil.copytree(src, dst, dirs_exist_ok=True)
+
+
+def unit_heading(unit: Unit) -> str:
+    return f"{unit.label}. {unit.title}" if unit.title else unit.label

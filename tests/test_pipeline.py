@@ -1,0 +1,92 @@
+"""The build is all-or-nothing: a failure leaves the previous dist/ byte-identical."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from datetime import date
+
+import pytest
+
+from build.cli import main
+from build.errors import BuildError
+from build.pipeline import build_site
+from conftest import AS_OF, CORPUS, SITE_SRC
+
+
+def _tree_hash(path):
+    h = hashlib.sha256()
+    for p in sorted(path.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(path)).encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.fixture
+def previous_dist(tmp_path):
+    out = tmp_path / "dist"
+    out.mkdir()
+    (out / "index.html").write_text("previous build")
+    return out
+
+
+def _break_corpus(tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    xml = corpus / "BOE-A-2003-23514.xml"
+    xml.write_bytes(xml.read_bytes()[:-100])
+    return corpus, SITE_SRC
+
+
+def _break_template(tmp_path):
+    site = tmp_path / "site_src"
+    shutil.copytree(SITE_SRC, site)
+    tpl = site / "templates" / "unit.html"
+    tpl.write_text(tpl.read_text().replace("{{ unit.label }}", "{{ unit.no_such_field }}", 1))
+    return CORPUS, site
+
+
+@pytest.mark.parametrize("breaker, message", [
+    pytest.param(_break_corpus, "truncated", id="truncated-corpus"),
+    pytest.param(_break_template, "no_such_field", id="template-missing-variable"),
+])
+def test_failed_build_leaves_dist_untouched(tmp_path, previous_dist, breaker, message):
+    corpus, site = breaker(tmp_path)
+    before = _tree_hash(previous_dist)
+    with pytest.raises(Exception) as err:
+        build_site(corpus_dir=corpus, out_dir=previous_dist, as_of=AS_OF, site_src=site)
+    assert message in str(err.value)
+    assert _tree_hash(previous_dist) == before
+    leftovers = [p.name for p in previous_dist.parent.iterdir() if p.name.startswith(".dist.")]
+    assert leftovers == []  # no staging directory left behind
+
+
+def test_build_is_deterministic(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    build_site(corpus_dir=CORPUS, out_dir=a, as_of=AS_OF, site_src=SITE_SRC)
+    build_site(corpus_dir=CORPUS, out_dir=b, as_of=AS_OF, site_src=SITE_SRC)
+    assert _tree_hash(a) == _tree_hash(b)
+
+
+def test_cli_reports_one_line_error(tmp_path, capsys):
+    corpus, _ = _break_corpus(tmp_path)
+    code = main(["build", "--corpus", str(corpus), "--out", str(tmp_path / "dist"),
+                 "--as-of", "2026-11-29"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "BOE-A-2003-23514.xml" in err and "truncated" in err and "fix:" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "dist").exists()
+
+
+def test_cli_rejects_bad_as_of(capsys):
+    with pytest.raises(SystemExit):
+        main(["build", "--as-of", "29/11/2026"])
+    assert "YYYY-MM-DD" in capsys.readouterr().err
+
+
+def test_cli_as_of_changes_the_site(tmp_path):
+    out = tmp_path / "dist"
+    assert main(["build", "--out", str(out), "--as-of", "2026-09-30"]) == 0
+    assert not (out / "art151.html").exists()
+    assert "30 de septiembre de 2026" in (out / "art48.html").read_text()

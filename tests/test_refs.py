@@ -1,0 +1,73 @@
+"""parse_ref accepts the human forms people write and rejects anything else with a clear error."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, strategies as st
+
+from build.refs import RefError, anchor, canonical, page, parse_ref
+
+
+@pytest.mark.parametrize("text, expected", [
+    pytest.param("RD-1428/2003#art82.2", "RD-1428/2003#art82.2", id="canonical"),
+    pytest.param("art82.2", "RD-1428/2003#art82.2", id="bare-fragment"),
+    pytest.param("artículo 82.2", "RD-1428/2003#art82.2", id="articulo-dot"),
+    pytest.param("Artículo 48", "RD-1428/2003#art48", id="article-only"),
+    pytest.param("art. 87.1 b)", "RD-1428/2003#art87.1.b", id="art-dot-letter"),
+    pytest.param("Art 82, apartado 2", "RD-1428/2003#art82.2", id="apartado-word"),
+    pytest.param("artículo 87.1.b", "RD-1428/2003#art87.1.b", id="dotted-letter"),
+    pytest.param("art. 87.1, letra b)", "RD-1428/2003#art87.1.b", id="letra-word"),
+    pytest.param("artículo 14 bis del anexo II", "RD-1428/2003#anexoII.art14bis", id="annex-bis"),
+    pytest.param("anexo I, 5", "RD-1428/2003#anexoI.5", id="annex-section"),
+    pytest.param("Anexo III, sección 1", "RD-1428/2003#anexoIII.s1", id="annex-iii-section"),
+    pytest.param("anexo IV", "RD-1428/2003#anexoIV", id="annex"),
+    pytest.param("disposición final cuarta", "RD-1428/2003#df4", id="disposition"),
+    pytest.param("Disposición final primera del Real Decreto", "RD-1428/2003#rd.df1",
+                 id="rd-disposition"),
+    pytest.param("disposición derogatoria única del real decreto", "RD-1428/2003#rd.dd",
+                 id="derogatoria-unica"),
+])
+def test_parse_ref_accepts(text, expected):
+    assert parse_ref(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("", id="empty"),
+    pytest.param("artículo", id="no-number"),
+    pytest.param("art. 87 b)", id="letter-without-apartado"),
+    pytest.param("ley 6/2015 art 12", id="other-law"),
+    pytest.param("RD-1428/2003#", id="empty-fragment"),
+    pytest.param("RD-999/2003#art1", id="other-norm"),
+    pytest.param("capítulo II", id="chapter"),
+    pytest.param("https://example.org/art1", id="url"),
+    pytest.param("disposición final vigésima", id="unknown-ordinal"),
+])
+def test_parse_ref_rejects(text):
+    with pytest.raises(RefError) as err:
+        parse_ref(text)
+    assert "write e.g." in str(err.value)
+
+
+@pytest.mark.parametrize("ref, anchor_, page_", [
+    ("RD-1428/2003#art82.2", "art82-2", "art82-2.html"),
+    ("RD-1428/2003#anexoI.5.p37", "anexoI-5-p37", "anexoI-5-p37.html"),
+    ("RD-1428/2003#rd.df1", "rd-df1", "rd-df1.html"),
+])
+def test_anchor_and_page(ref, anchor_, page_):
+    assert anchor(ref) == anchor_
+    assert page(ref) == page_
+
+
+segment = st.from_regex(r"[A-Za-z0-9]{1,6}", fullmatch=True)
+
+
+@given(st.lists(segment, min_size=1, max_size=5))
+def test_canonical_round_trips(parts):
+    ref = canonical(".".join(["art1"] + parts))
+    assert parse_ref(ref) == ref
+
+
+@given(st.lists(segment, min_size=1, max_size=4), st.lists(segment, min_size=1, max_size=4))
+def test_anchor_is_injective(a, b):
+    ra, rb = canonical(".".join(a)), canonical(".".join(b))
+    assert (anchor(ra) == anchor(rb)) == (ra == rb)
