@@ -1,0 +1,67 @@
+"""Benchmark: full build (corpus check + ingest + render) of the whole regulation.
+
+Prints figures; asserts nothing. Run: .venv/bin/python tests/bench/bench_build.py [--runs N]
+Target (issue 2): <= 2 s wall for ingest + render on the 2-core reference machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from build.corpus import verify_corpus  # noqa: E402
+from build.ingest import ingest  # noqa: E402
+from build.render import render  # noqa: E402
+
+
+def _stage_times(as_of: date) -> tuple[float, float, float]:
+    t0 = time.perf_counter()
+    info = verify_corpus(ROOT / "corpus")
+    t1 = time.perf_counter()
+    reg = ingest(info.texto_path, info.metadatos_path, as_of)
+    t2 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as out:
+        render(reg, ROOT / "site_src", Path(out))
+        t3 = time.perf_counter()
+    return t1 - t0, t2 - t1, t3 - t2
+
+
+def _cli_time(as_of: date) -> float:
+    with tempfile.TemporaryDirectory() as out:
+        t0 = time.perf_counter()
+        subprocess.run([str(ROOT / ".venv" / "bin" / "citavial"), "build", "--as-of",
+                        as_of.isoformat(), "--out", str(Path(out) / "dist")],
+                       check=True, capture_output=True)
+        return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--as-of", default="2026-11-29")
+    args = ap.parse_args()
+    as_of = date.fromisoformat(args.as_of)
+    stages = [_stage_times(as_of) for _ in range(args.runs)]
+    cli = [_cli_time(as_of) for _ in range(args.runs)]
+    print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, runs={args.runs}")
+    for name, i in (("corpus sha256 check", 0), ("ingest", 1), ("render", 2)):
+        xs = [s[i] for s in stages]
+        print(f"{name:22s} median {statistics.median(xs):.3f} s  min {min(xs):.3f} s  max {max(xs):.3f} s")
+    ir = [s[1] + s[2] for s in stages]
+    print(f"{'ingest + render':22s} median {statistics.median(ir):.3f} s  max {max(ir):.3f} s  (target <= 2 s)")
+    print(f"{'citavial build (CLI)':22s} median {statistics.median(cli):.3f} s  max {max(cli):.3f} s  "
+          f"(whole process: interpreter start, all stages, atomic swap)")
+
+
+if __name__ == "__main__":
+    main()
