@@ -213,3 +213,56 @@ class Passage:
 
     def __repr__(self) -> str:
         return f"Passage({self.ref}, {self.text[:30]!r})"
+
+
+@dataclass(frozen=True)
+class AllowlistEntry:
+    """One citable passage as published in dist/allowlist.json — the only source of links and
+    quotes the worker may emit. ``url`` is the deep link relative to the site root."""
+
+    ref: str
+    url: str
+    page: str
+    anchor: str
+    text: str
+    sha256: str
+    as_of: str
+    source_url: str
+    source_license: str
+    label: str
+    directive: str   # "exact", "range", "context" or "anchor" (id-only fallback)
+
+    def __repr__(self) -> str:
+        return f"AllowlistEntry({self.ref}, {self.directive})"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One ranked passage. ``score`` is the fused score of this query (comparable only within
+    one result list); ``channels`` holds (channel, rank) pairs, rank 0 = not retrieved."""
+
+    ref: str
+    unit_ref: str
+    url: str
+    score: float
+    rank: int
+    label: str
+    text: str
+    channels: tuple[tuple[str, int], ...] = ()
+
+    def __repr__(self) -> str:
+        return f"SearchHit({self.rank}. {self.ref} {self.score:.4f})"
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A ranked list plus the retrieval evidence the worker's abstention gate reads."""
+
+    query: str
+    hits: tuple[SearchHit, ...]
+    backend: str          # e.g. "bm25+model2vec(citavial-static-v1)+hooks-v1"
+    index_version: str
+    evidence: tuple[tuple[str, float], ...] = ()   # named features, e.g. ("bm25_top", 12.3)
+
+    def __repr__(self) -> str:
+        return f"SearchResult({self.query[:30]!r}, {len(self.hits)} hits)"

@@ -127,3 +127,57 @@ def _human_disposition(raw: str) -> str | None:
     except RefError:
         return None
     return canonical(("rd." if m.group("rd") else "") + frag)
+
+
+_DISPOSITION_NAMES = {"da": "disp. adicional", "dt": "disp. transitoria",
+                      "dd": "disp. derogatoria", "df": "disp. final"}
+
+
+def human_label(ref: str) -> str:
+    """A short Spanish label for a chip: ``art48.1.a.1o`` → "art. 48.1.a) 1.º"."""
+    parts = fragment(ref).split(".")
+    prefix = ""
+    if parts[0] == "rd":
+        prefix, parts = "RD, ", parts[1:]
+    if parts[0].startswith("anexo"):
+        annex, parts = parts[0][len("anexo"):], parts[1:]
+        if not parts:
+            return f"anexo {annex}"
+        if parts[0].startswith("art"):
+            return _article_label(parts) + f" del anexo {annex}"
+        rest = ", ".join(f"sec. {p[1:]}" if p.startswith("s") and p[1:].isdigit() else p
+                         for p in parts)
+        return f"anexo {annex}, " + _paragraphs(rest)
+    if parts[0].startswith("art"):
+        return prefix + _article_label(parts)
+    code = parts[0].rstrip("0123456789")
+    number = parts[0][len(code):]
+    name = _DISPOSITION_NAMES.get(code, code)
+    label = f"{name} {number + '.ª' if number else 'única'}"
+    return prefix + label + "".join(", " + _paragraphs(p) if p.startswith("p") else f".{p}"
+                                    for p in parts[1:])
+
+
+def _article_label(parts: list[str]) -> str:
+    head = parts[0][len("art"):]
+    if head.endswith("bis"):
+        head = head[:-3] + " bis"
+    elif head == "unico":
+        head = "único"
+    out = f"art. {head}"
+    for p in parts[1:]:
+        if p.isdigit():
+            out += f".{p}"
+        elif len(p) == 1 or p == "ñ":
+            out += f".{p})"
+        elif p[:-1].isdigit() and p[-1] in "oa":
+            out += f" {p[:-1]}.{'º' if p[-1] == 'o' else 'ª'}"
+        else:
+            out += " " + _paragraphs(p)
+    return out
+
+
+def _paragraphs(text: str) -> str:
+    """``p37`` → "párr. 37" wherever it appears."""
+    return ", ".join(f"párr. {p[1:]}" if p.startswith("p") and p[1:].isdigit() else p
+                     for p in text.split(", "))

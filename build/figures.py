@@ -1,0 +1,85 @@
+"""The measured figures shown on the "Por qué" page, read from this build and from the committed
+evaluation reports (golden/reports/*.json). A report that does not exist shows no figure: we never
+print a number that was not measured.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import BuildError
+
+
+@dataclass(frozen=True)
+class Figure:
+    what: str
+    value: str
+    n: str
+    source: str
+
+    def __repr__(self) -> str:
+        return f"Figure({self.what}: {self.value}, n={self.n})"
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion k/n."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def count_figure(what: str, k: int, n: int, source: str, bad: bool = False) -> Figure:
+    """``k`` of ``n``; for a zero count of failures, the rule-of-three 95% upper bound."""
+    if bad and k == 0:
+        value = f"0 de {n} (95 %: ≤ {3 / n:.3f})" if n else "0"
+    else:
+        lo, hi = wilson(k, n)
+        value = f"{k} de {n} ({k / n:.1%}; IC 95 % {lo:.1%}–{hi:.1%})" if n else "—"
+    return Figure(what, value.replace(".", ","), str(n), source)
+
+
+def _load(path: Path) -> dict | None:
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise BuildError(str(path), f"is not valid JSON ({exc})",
+                         "regenerate the report with the command named in golden/README.md")
+
+
+def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:
+    """Figures from this build's gate statistics and from whichever reports exist."""
+    figs = [
+        count_figure("Citas de guías y práctica comprobadas sobre la página generada que no "
+                     "superan la verificación", gate["failed"], gate["checked"],
+                     "esta construcción", bad=True),
+        Figure("Pasajes citables con enlace profundo", str(gate["passages"]), str(gate["passages"]),
+               "esta construcción"),
+    ]
+    links = _load(reports_dir / "browser-links.json")
+    if links:
+        figs.append(count_figure("Enlaces abiertos en Chromium que no llegan al pasaje",
+                                 links["failed"], links["checked"],
+                                 f"prueba en navegador, {links['date']}", bad=True))
+    retrieval = _load(reports_dir / "retrieval.json")
+    if retrieval:
+        r = retrieval["summary"]
+        figs.append(Figure("Búsqueda: el artículo correcto entre los 5 primeros resultados",
+                           f"{r['article_recall@5']:.2f} (IC 95 % {r['article_recall@5_ci'][0]:.2f}–"
+                           f"{r['article_recall@5_ci'][1]:.2f})".replace(".", ","),
+                           str(r["n_positive"]), f"conjunto de evaluación, {retrieval['date']}"))
+    answers = _load(reports_dir / "answers.json")
+    if answers:
+        a = answers["summary"]
+        figs.append(count_figure("Respuestas del asistente con referencias inventadas",
+                                 a["invented_refs"], a["n_citations"],
+                                 f"evaluación del asistente, {answers['date']}", bad=True))
+    return figs

@@ -1,0 +1,116 @@
+"""Authored study guides: Markdown with literal quotes bound to refs.
+
+Citation syntax (documented in site_src/content/README.md)::
+
+    [«literal words of the passage»](cita:art48.1.a)
+
+The quote is found, with file:line, before Markdown runs; the gate (verify.py) judges it on the
+rendered regulation page, and the guide shows it with a chip that deep-links to those words.
+Author HTML is escaped (markdown-it with html disabled).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup, escape
+
+from .errors import BuildError
+from .refs import RefError, human_label, parse_ref
+
+# [«quote»](cita:REF) — REF has no spaces; the quote has no « » [ ].
+CITATION = re.compile(r"\[«(?P<quote>[^«»\[\]]+)»\]\(cita:(?P<ref>[^)\s]+)\)")
+LOOSE_CITATION = re.compile(r"\(cita:|\[«")  # anything that looks like a citation
+FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
+PLACEHOLDER = "CITAVIALCITE{}X"
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One quote bound to a ref, where an author wrote it."""
+
+    file: str
+    line: int
+    ref: str          # canonical, or the raw text when it did not parse
+    quote: str
+    ref_error: str = ""
+
+    def __repr__(self) -> str:
+        return f"Citation({self.file}:{self.line} {self.ref} {self.quote[:25]!r})"
+
+
+@dataclass(frozen=True)
+class Guide:
+    slug: str
+    title: str
+    summary: str
+    order: int
+    source: str          # the Markdown body with citations replaced by placeholders
+    citations: tuple[Citation, ...]
+
+    def __repr__(self) -> str:
+        return f"Guide({self.slug}, {len(self.citations)} citations)"
+
+
+def read_guides(content_dir: Path) -> list[Guide]:
+    """Parse every ``*.md`` guide (README.md excluded), sorted by (order, slug)."""
+    guides = [read_guide(p) for p in sorted(Path(content_dir).glob("*.md"))
+              if p.name != "README.md"]
+    return sorted(guides, key=lambda g: (g.order, g.slug))
+
+
+def read_guide(path: Path) -> Guide:
+    text = path.read_text(encoding="utf-8")
+    meta, body, body_line = _front_matter(text, path)
+    citations: list[Citation] = []
+
+    def take(m: re.Match) -> str:
+        line = body_line + body.count("\n", 0, m.start())
+        raw_ref = m.group("ref")
+        try:
+            ref, err = parse_ref(raw_ref), ""
+        except RefError as exc:
+            ref, err = raw_ref, str(exc)
+        citations.append(Citation(str(path), line, ref, m.group("quote"), err))
+        return PLACEHOLDER.format(len(citations) - 1)
+
+    replaced = CITATION.sub(take, body)
+    for m in LOOSE_CITATION.finditer(replaced):
+        line = body_line + replaced.count("\n", 0, m.start())
+        raise BuildError(f"{path}:{line}", f"malformed citation near {replaced[m.start():m.start() + 40]!r}",
+                         "write [«exact words»](cita:art48.1.a) — no « » [ ] inside the quote")
+    return Guide(slug=path.stem, title=meta["title"], summary=meta.get("summary", ""),
+                 order=int(meta.get("order", "99")), source=replaced, citations=tuple(citations))
+
+
+def _front_matter(text: str, path: Path) -> tuple[dict, str, int]:
+    m = FRONT_MATTER.match(text)
+    if not m:
+        raise BuildError(f"{path}:1", "has no front matter",
+                         "start the file with ---, title: …, summary: …, order: N, ---")
+    meta = {}
+    for i, line in enumerate(m.group("body").splitlines(), start=2):
+        key, sep, value = line.partition(":")
+        if not sep:
+            raise BuildError(f"{path}:{i}", f"front-matter line {line!r} is not 'key: value'",
+                             "write one 'key: value' per line")
+        meta[key.strip()] = value.strip()
+    if not meta.get("title"):
+        raise BuildError(f"{path}:1", "front matter has no title", "add 'title: …'")
+    return meta, text[m.end():], m.group(0).count("\n") + 1
+
+
+def render_guide_html(guide: Guide, links: dict[int, str]) -> Markup:
+    """Markdown → HTML; each citation becomes the quote plus a chip linking to ``links[i]``."""
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    html = md.render(guide.source)
+    for i, cit in enumerate(guide.citations):
+        chip = (f'<q class="cita">{escape(cit.quote)}</q> '
+                f'<a class="chip" href="{escape(links[i])}" '
+                f'title="Abrir el texto citado ({escape(human_label(cit.ref))})">'
+                f'{escape(human_label(cit.ref))}</a>')
+        html = html.replace(PLACEHOLDER.format(i), chip, 1)
+    return Markup(html)

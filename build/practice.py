@@ -1,0 +1,138 @@
+"""The practice question bank: a line-oriented text format read with file:line errors.
+
+Format (documented in site_src/practice/README.md)::
+
+    ### velocidad-002
+    tema: velocidad
+    pregunta: ¿…?
+    a: …
+    b: …
+    c: …
+    correcta: a
+    cita: art48.1.a.1o
+    texto: exact words of that passage
+    explicacion: one or two sentences
+
+Each explanation's quote (cita + texto) goes through the same gate as the guides (verify.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import BuildError, BuildErrors
+from .guides import Citation
+from .refs import RefError, parse_ref
+
+KEYS = ("tema", "pregunta", "a", "b", "c", "correcta", "cita", "texto", "explicacion")
+QUESTION_ID = re.compile(r"^[a-z0-9-]+-\d{3}$")
+TOPICS = {
+    "velocidad": "Velocidad", "adelantamientos": "Adelantamientos", "prioridad": "Prioridad de paso",
+    "luces": "Luces y alumbrado", "parada-estacionamiento": "Parada y estacionamiento",
+    "senales-marcas": "Señales y marcas viales", "agentes-semaforos": "Agentes y semáforos",
+    "autopistas-autovias": "Autopistas y autovías", "alcohol-drogas": "Alcohol y drogas",
+    "cinturon-casco-movil": "Cinturón, casco y móvil",
+    "transporte-personas-carga": "Transporte de personas y carga",
+    "normas-generales": "Normas generales de circulación",
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    topic: str
+    question: str
+    options: tuple[str, str, str]
+    correct: int            # 0, 1 or 2
+    explanation: str
+    citation: Citation
+
+    def __repr__(self) -> str:
+        return f"Question({self.id})"
+
+
+def read_bank(practice_dir: Path) -> list[Question]:
+    """Read every ``*.txt`` of the bank; collect every format error before raising."""
+    questions: list[Question] = []
+    errors: list[BuildError] = []
+    for path in sorted(Path(practice_dir).glob("*.txt")):
+        for start, fields in _blocks(path, errors):
+            q = _question(path, start, fields, errors)
+            if q:
+                questions.append(q)
+    seen: dict[str, Question] = {}
+    for q in questions:
+        if q.id in seen:
+            errors.append(BuildError(f"{q.citation.file}:{q.citation.line}",
+                                     f"question id {q.id!r} is used twice",
+                                     f"rename one; the other is in {seen[q.id].citation.file}"))
+        seen[q.id] = q
+    if errors:
+        raise BuildErrors(errors)
+    return questions
+
+
+def _blocks(path: Path, errors: list[BuildError]):
+    """Yield (line of '### id', {key: (line, value)}) for each question block."""
+    current: tuple[int, dict] | None = None
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("### "):
+            if current:
+                yield current
+            current = (n, {"id": (n, line[4:].strip())})
+        elif not line:
+            continue
+        elif current is None:
+            errors.append(BuildError(f"{path}:{n}", f"text outside a question: {line[:40]!r}",
+                                     "start each question with '### <id>'"))
+        else:
+            key, sep, value = line.partition(":")
+            key = key.strip()
+            if not sep or key not in KEYS:
+                errors.append(BuildError(f"{path}:{n}", f"unknown line {line[:40]!r}",
+                                         f"use 'key: value' with a key among {', '.join(KEYS)}"))
+            elif key in current[1]:
+                errors.append(BuildError(f"{path}:{n}", f"key {key!r} repeated",
+                                         "give each key once per question"))
+            else:
+                current[1][key] = (n, value.strip())
+    if current:
+        yield current
+
+
+def _question(path: Path, start: int, f: dict, errors: list[BuildError]) -> Question | None:
+    where = f"{path}:{start}"
+    missing = [k for k in KEYS if not f.get(k, (0, ""))[1]]
+    if missing:
+        errors.append(BuildError(where, f"question {f['id'][1]!r} lacks {', '.join(missing)}",
+                                 "each question needs tema, pregunta, exactly three options a, b, "
+                                 "c, correcta, cita, texto and explicacion"))
+        return None
+    qid = f["id"][1]
+    if not QUESTION_ID.match(qid):
+        errors.append(BuildError(where, f"id {qid!r} is not '<topic>-NNN'", "e.g. velocidad-007"))
+    topic = f["tema"][1]
+    if topic not in TOPICS:
+        errors.append(BuildError(f"{path}:{f['tema'][0]}", f"tema {topic!r} is unknown",
+                                 f"use one of {', '.join(TOPICS)}"))
+    correct = f["correcta"][1]
+    if correct not in ("a", "b", "c"):
+        errors.append(BuildError(f"{path}:{f['correcta'][0]}",
+                                 f"correcta is {correct!r}: exactly one of the three options "
+                                 "must be correct", "write correcta: a, b or c"))
+        return None
+    options = (f["a"][1], f["b"][1], f["c"][1])
+    if len(set(options)) != 3:
+        errors.append(BuildError(where, "two options are identical", "make the options distinct"))
+    line, raw_ref = f["cita"]
+    try:
+        ref, err = parse_ref(raw_ref), ""
+    except RefError as exc:
+        ref, err = raw_ref, str(exc)
+    citation = Citation(str(path), f["texto"][0], ref, f["texto"][1], err)
+    return Question(id=qid, topic=topic, question=f["pregunta"][1], options=options,
+                    correct="abc".index(correct), explanation=f["explicacion"][1],
+                    citation=citation)
