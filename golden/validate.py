@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"positives:          {len(positives)}")
     print(f"negatives:          {len(negatives)} ({ratio:.1%})")
     for reason in sorted(NEGATIVE_REASONS):
-        print(f"  {reason + ':':<18}{reasons.get(reason, 0)}")
+        print(f"  {reason + ':':<20}{reasons.get(reason, 0)}")
     print(f"annex positives:    {len(annex_pos)}")
     print(f"distinct units:     {len(units)}")
     print(f"distinct refs:      {len({r for o in positives for r in o['expected']})}")

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Validate a question-hooks file against the citable passages.
+
+Usage:
+    python corpus/hooks/validate.py corpus/hooks/hooks-v1.jsonl /tmp/citavial-passages.jsonl
+    python corpus/hooks/validate.py HOOKS PASSAGES --allow-uncovered
+
+Checks (stdlib only):
+  * every line is a JSON object {"ref": str, "questions": [str, ...]}
+  * every ref exists in the passages file, and no ref appears on two lines
+  * questions are non-empty strings; each ends with "?" or is a short query
+    (at most SHORT_QUERY_MAX_WORDS words)
+  * no duplicate questions in the whole file (compared case-, accent- and
+    punctuation-insensitively)
+  * coverage: every unit has at least one hooked passage (an error unless
+    --allow-uncovered); prints units without any hook and passage counts.
+Exits 1 if any error was found, 0 otherwise.
+"""
+import argparse
+import json
+import re
+import sys
+import unicodedata
+from collections import OrderedDict
+
+SHORT_QUERY_MAX_WORDS = 8
+
+
+def norm(q):
+    q = unicodedata.normalize("NFKD", q.lower())
+    q = "".join(c for c in q if not unicodedata.combining(c))
+    q = re.sub(r"[^\w\s]", " ", q)
+    return " ".join(q.split())
+
+
+def load_passages(path):
+    passages = OrderedDict()
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            obj = json.loads(line)
+            passages[obj["ref"]] = obj
+    return passages
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("hooks")
+    ap.add_argument("passages")
+    ap.add_argument("--allow-uncovered", action="store_true",
+                    help="report units without hooks but do not fail")
+    args = ap.parse_args(argv)
+
+    passages = load_passages(args.passages)
+    units = OrderedDict()
+    for ref, p in passages.items():
+        units.setdefault(p.get("unit", ref), []).append(ref)
+
+    errors = []
+    seen_refs = {}
+    seen_q = {}
+    n_lines = n_questions = 0
+    with open(args.hooks, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            n_lines += 1
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                errors.append(f"line {n}: invalid JSON ({e})")
+                continue
+            if not isinstance(obj, dict):
+                errors.append(f"line {n}: not a JSON object")
+                continue
+            ref = obj.get("ref")
+            qs = obj.get("questions")
+            if not isinstance(ref, str) or not ref:
+                errors.append(f"line {n}: missing or empty 'ref'")
+                continue
+            if ref not in passages:
+                errors.append(f"line {n}: unknown ref {ref!r}")
+            if ref in seen_refs:
+                errors.append(f"line {n}: ref {ref!r} already on line {seen_refs[ref]}")
+            seen_refs.setdefault(ref, n)
+            if not isinstance(qs, list) or not qs:
+                errors.append(f"line {n}: 'questions' must be a non-empty list")
+                continue
+            for q in qs:
+                if not isinstance(q, str) or not q.strip():
+                    errors.append(f"line {n}: empty or non-string question")
+                    continue
+                n_questions += 1
+                q = q.strip()
+                if not q.endswith("?") and len(q.split()) > SHORT_QUERY_MAX_WORDS:
+                    errors.append(f"line {n}: not a question nor a short query: {q!r}")
+                k = norm(q)
+                if k in seen_q:
+                    errors.append(f"line {n}: duplicate question {q!r} (first on line {seen_q[k]})")
+                else:
+                    seen_q[k] = n
+
+    covered = {r for r in seen_refs if r in passages}
+    uncovered_units = [u for u, refs in units.items() if not any(r in covered for r in refs)]
+    covered_units = len(units) - len(uncovered_units)
+
+    print(f"lines: {n_lines}")
+    print(f"questions: {n_questions}")
+    print(f"units covered: {covered_units}/{len(units)}")
+    print(f"passages covered: {len(covered)}/{len(passages)}")
+    if uncovered_units:
+        print(f"units without any hook ({len(uncovered_units)}):")
+        for u in uncovered_units:
+            print(f"  {u}")
+        if not args.allow_uncovered:
+            errors.append(f"{len(uncovered_units)} unit(s) without any hook")
+    else:
+        print("units without any hook: none")
+
+    if errors:
+        print(f"ERRORS ({len(errors)}):")
+        for e in errors[:200]:
+            print(f"  {e}")
+        if len(errors) > 200:
+            print(f"  ... and {len(errors) - 200} more")
+        return 1
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
