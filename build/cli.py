@@ -23,9 +23,17 @@ def _as_of(value: str) -> date:
 def _cmd_build(args: argparse.Namespace) -> int:
     from .pipeline import build_site
     report = build_site(corpus_dir=args.corpus, out_dir=args.out, as_of=args.as_of,
-                        site_src=args.site_src)
+                        site_src=args.site_src, regulation_only=args.regulation_only)
     print(report)
     return 0
+
+
+def _cmd_verify_quote(args: argparse.Namespace) -> int:
+    from .pipeline import check_one_quote
+    ok, message = check_one_quote(args.ref, args.text, corpus_dir=args.corpus,
+                                  as_of=args.as_of, site_src=args.site_src)
+    print(message, file=sys.stdout if ok else sys.stderr)
+    return 0 if ok else 1
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
@@ -44,7 +52,20 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--corpus", type=Path, default=ROOT / "corpus")
     b.add_argument("--site-src", type=Path, default=ROOT / "site_src")
     b.add_argument("--out", type=Path, default=ROOT / "dist")
+    b.add_argument("--regulation-only", action="store_true",
+                   help="build only the regulation pages and allowlist, without the guides and "
+                        "practice (whose quotes are written for today's wording), e.g. for a "
+                        "past --as-of date")
     b.set_defaults(func=_cmd_build)
+
+    v = sub.add_parser("verify-quote", help="check one quote exactly as the build's gate does "
+                                            "(exit 0 if it passes, 1 if not)")
+    v.add_argument("ref", help="e.g. 'art48.1.a', 'RD-1428/2003#art82.2' or 'artículo 82.2'")
+    v.add_argument("text", help="the literal words quoted")
+    v.add_argument("--as-of", type=_as_of, default=date.today())
+    v.add_argument("--corpus", type=Path, default=ROOT / "corpus")
+    v.add_argument("--site-src", type=Path, default=ROOT / "site_src")
+    v.set_defaults(func=_cmd_verify_quote)
 
     f = sub.add_parser("fetch", help="refresh a norm from the BOE open-data API into corpus/")
     f.add_argument("boe_id", help="BOE identifier, e.g. BOE-A-2003-23514")

@@ -114,3 +114,20 @@ def render_guide_html(guide: Guide, links: dict[int, str]) -> Markup:
                 f'{escape(human_label(cit.ref))}</a>')
         html = html.replace(PLACEHOLDER.format(i), chip, 1)
     return Markup(html)
+
+
+def guide_pages(guides: list[Guide], links: dict[tuple[str, int, str], str]) -> list:
+    """The guides' index page and one page per guide; ``links`` maps (file, line, quote) to the
+    deep link the gate proved for that citation."""
+    from .render import ExtraPage  # render imports nothing from here; avoid a cycle at load
+
+    pages = []
+    for g in guides:
+        urls = {i: links[(c.file, c.line, c.quote)] for i, c in enumerate(g.citations)}
+        pages.append(ExtraPage(f"guia-{g.slug}.html", "guide.html", {
+            "guide_title": g.title, "guide_summary": g.summary,
+            "guide_html": render_guide_html(g, urls)}))
+    index = [{"filename": f"guia-{g.slug}.html", "title": g.title, "summary": g.summary,
+              "n_citations": len(g.citations)} for g in guides]
+    pages.append(ExtraPage("guias.html", "guides.html", {"guides": index}))
+    return pages

@@ -95,3 +95,35 @@ HUMAN_DISPOSITION = re.compile(
     r"\s+(?P<ord>\w+)(?P<rd>\s+del\s+real\s+decreto)?\s*$",
     re.IGNORECASE,
 )
+
+# --- search analyzer (build/index/analyze.py) ------------------------------------------------
+# Matched on the NFC text before case folding (roman numerals and sign codes are upper case).
+
+# "art. 48", "artículo 14 bis", "Arts. 82" → the designator token "art48" / "art14bis".
+SEARCH_ARTICLE = re.compile(
+    r"\bart(?:[íi]culos?|s)?\.?\s*(\d{1,3})(?:\s+(bis|ter|quater)\b)?", re.IGNORECASE)
+# "anexo I", "ANEXO III" → "anexoi", "anexoiii" (the numeral must be upper case: "anexo y…").
+SEARCH_ANNEX = re.compile(r"\banexo\s+((?-i:[IVX]{1,4}))\b", re.IGNORECASE)
+# Sign codes of the catalogue: "R-301", "P-1a", "S-28", "V-2", "M-2.4" → "r-301".
+SEARCH_SIGN = re.compile(r"\b([A-Z]{1,2})-(\d{1,3}(?:\.\d{1,2})?[a-z]?)\b")
+# A number, optionally followed by a unit: "50 km/h", "2,5 m", "3.500 kg", "0,5 gramos por litro".
+# "3.500" is a thousands separator (dots before groups of three digits); "2,5" a decimal comma.
+SEARCH_NUMBER = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:\.\d{3})+|\d+(?:,\d+)?)(?![\w])"
+    r"(?:\s*(km/h|kil[óo]metros?\s+por\s+hora|km|kil[óo]metros?|cm|cent[íi]metros?|mm|"
+    r"mil[íi]metros?|m|metros?|kg|kilogramos?|t|toneladas?|mg/l|miligramos?\s+por\s+litro|"
+    r"g/l|gramos?\s+por\s+litro|%|por\s+ciento|kw|cc|cm3|cv)(?![\w/]))?",
+    re.IGNORECASE)
+# A word: letters only (digits are handled by SEARCH_NUMBER).
+SEARCH_WORD = re.compile(r"[^\W\d_]+")
+
+# An annex paragraph that heads what follows: "4.2\u2003Semáforos circulares para vehículos.",
+# "1.1 Señales con el brazo y otras:", "Grupo 1. Normas y condiciones…" (short; see collect.py).
+# Annex I separates a heading's number with an em space; anexo III's "1. " rules use a plain one.
+ANNEX_SUBHEADING = re.compile(r"^(?:\d+\.\d+(?:\.\d+)*\.?\s|\d+\.\u2003|Grupo\s+\d+\.\s)\s*\S")
+# A paragraph that opens with its own designator ("a) ", "1. ", "2.º ", "– "), i.e. not a
+# continuation of the paragraph before it.
+DESIGNATED = re.compile(r"^(?:[a-zñ]\)|\d{1,3}\.(?:[ºª])?|[–-])\s")
+# The static search page's tokens (site_src/static/search.js uses the same expression, with
+# \p{L} for letters): "3.500" (thousands), "2,5" (decimal), or a run of letters.
+SEARCH_CLIENT_TOKEN = re.compile(r"\d{1,3}(?:\.\d{3})+(?!\d)|\d+(?:,\d+)?|[^\W\d_]+")

@@ -1,4 +1,4 @@
-"""The build: corpus check → ingest → render → verify → index, staged and swapped in atomically.
+"""The build: corpus check → ingest → render → verify → publish, staged and swapped atomically.
 
 Nothing is written to ``out_dir`` unless every stage succeeds: the site is built in a staging
 directory next to it and replaces it in one rename (see atomic.staged_dir).
@@ -6,15 +6,26 @@ directory next to it and replaces it in one rename (see atomic.staged_dir).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import tempfile
 import time
 from datetime import date
 from pathlib import Path
 
-from .atomic import staged_dir
+from .atomic import staged_dir, write_text
 from .corpus import verify_corpus
+from .figures import collect_figures
+from .guides import Citation, guide_pages, read_guides
 from .ingest import ingest
 from .models import Regulation
-from .render import render
+from .practice import bank_json, read_bank
+from .render import ExtraPage, render, render_pages
+from .refs import RefError, parse_ref
+from .verify import Pages, check_quote, verify
+
+ALLOWLIST_SCHEMA = "citavial-allowlist/1"
+REPORTS = Path(__file__).resolve().parent.parent / "golden" / "reports"
 
 
 def load_regulation(corpus_dir: Path, as_of: date) -> Regulation:
@@ -23,15 +34,89 @@ def load_regulation(corpus_dir: Path, as_of: date) -> Regulation:
     return ingest(info.texto_path, info.metadatos_path, as_of)
 
 
-def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path) -> str:
-    """Build the whole site into ``out_dir``; return a one-paragraph report."""
-    t0 = time.perf_counter()
+def write_json(path: Path, obj) -> None:
+    """Deterministic JSON: sorted keys, UTF-8, a trailing newline."""
+    write_text(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n")
+
+
+def allowlist_json(reg: Regulation, entries) -> dict:
+    return {
+        "schema": ALLOWLIST_SCHEMA,
+        "as_of": reg.as_of.isoformat(),
+        "source": {"norm_id": reg.source.norm_id, "title": reg.source.title,
+                   "consolidated": reg.source.consolidated, "eli": reg.source.eli,
+                   "html_url": reg.source.html_url, "license": reg.source.license},
+        "entries": [e.__dict__ for e in entries],
+    }
+
+
+def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
+                    site_src: Path) -> tuple[bool, str]:
+    """`citavial verify-quote`: render the regulation into a scratch directory and judge one
+    quote with the build's own gate."""
     reg = load_regulation(corpus_dir, as_of)
+    try:
+        canonical, err = parse_ref(ref), ""
+    except RefError as exc:
+        canonical, err = ref, str(exc)
+    cit = Citation("<command line>", 1, canonical, text, err)
+    with tempfile.TemporaryDirectory() as tmp:
+        render(reg, Path(site_src), Path(tmp))
+        check = check_quote(reg, Pages(Path(tmp)), cit)
+    if check.reason:
+        return False, f"{canonical} «{text}»: {check.reason}"
+    return True, f"ok: {canonical} «{text}» → {check.url}"
+
+
+def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
+               reports_dir: Path = REPORTS, regulation_only: bool = False) -> str:
+    """Build the whole site into ``out_dir``; return a one-paragraph report.
+
+    ``regulation_only`` skips the authored guides and practice bank (their quotes are bound to
+    the current wording) — the allowlist's deep links are still proven."""
+    t0 = time.perf_counter()
+    site_src = Path(site_src)
+    reg = load_regulation(corpus_dir, as_of)
+    guides = [] if regulation_only else read_guides(site_src / "content")
+    bank = [] if regulation_only else read_bank(site_src / "practice")
+    citations = [c for g in guides for c in g.citations] + [q.citation for q in bank]
     t1 = time.perf_counter()
     with staged_dir(Path(out_dir)) as stage:
-        pages = render(reg, Path(site_src), stage)
-    t2 = time.perf_counter()
-    passages = sum(len(u.passages) for u in reg.units)
-    return (f"built {len(pages)} pages, {len(reg.units)} units, {passages} citable passages "
-            f"as of {as_of.isoformat()} into {out_dir} "
-            f"(ingest {t1 - t0:.2f} s, render {t2 - t1:.2f} s)")
+        pages = render(reg, site_src, stage)
+        t2 = time.perf_counter()
+        checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
+        t3 = time.perf_counter()
+        links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
+        gate = {"checked": len(checks), "failed": 0, "passages": len(allowlist),
+                "directives": _count(e.directive for e in allowlist)}
+        bank_data = bank_json(bank, links, _digest([q.citation.quote for q in bank]))
+        extra = guide_pages(guides, links) + [
+            ExtraPage("practica.html", "practice.html", {
+                "n_questions": len(bank), "params": {"prior": "0,25", "learn": "0,15",
+                                                     "slip": "0,10"}}),
+            ExtraPage("porque.html", "porque.html",
+                      {"figures": collect_figures(gate, Path(reports_dir))}),
+        ]
+        pages += render_pages(reg, site_src, stage, extra)
+        write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
+        write_json(stage / "practice-bank.json", bank_data)
+        write_text(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
+            bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
+        write_json(stage / "gate-report.json", gate)
+    t4 = time.perf_counter()
+    return (f"built {len(pages)} pages, {len(reg.units)} units, {len(allowlist)} citable passages "
+            f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
+            f"({len(guides)} guides, {len(bank)} practice questions), deep links "
+            f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
+            f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s)")
+
+
+def _count(items) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for x in items:
+        out[x] = out.get(x, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def _digest(parts: list[str]) -> str:
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]

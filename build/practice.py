@@ -136,3 +136,20 @@ def _question(path: Path, start: int, f: dict, errors: list[BuildError]) -> Ques
     return Question(id=qid, topic=topic, question=f["pregunta"][1], options=options,
                     correct="abc".index(correct), explanation=f["explicacion"][1],
                     citation=citation)
+
+
+def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], version: str) -> dict:
+    """The bank as the practice page reads it; every explanation's link is the gate's deep link."""
+    from .refs import human_label
+
+    return {
+        "schema": "citavial-practice-bank/1",
+        "version": version,
+        "topics": {t: TOPICS[t] for t in sorted({q.topic for q in bank})},
+        "questions": [{
+            "id": q.id, "topic": q.topic, "question": q.question, "options": list(q.options),
+            "correct": q.correct, "explanation": q.explanation, "quote": q.citation.quote,
+            "ref": q.citation.ref, "label": human_label(q.citation.ref),
+            "url": links[(q.citation.file, q.citation.line, q.citation.quote)],
+        } for q in sorted(bank, key=lambda q: q.id)],
+    }

@@ -59,14 +59,22 @@ def environment(site_src: Path) -> Environment:
     return env
 
 
+# The site's sections, linked from every page's header (filename, label).
+NAV = (("guias.html", "Guías"), ("buscar.html", "Buscar"), ("practica.html", "Practicar"),
+       ("porque.html", "Por qué"))
+
+
+def _common(reg: Regulation, nav: tuple[tuple[str, str], ...]) -> dict:
+    return {"reg": reg, "source": reg.source, "as_of": reg.as_of,
+            "site_links": [{"href": h, "text": t} for h, t in nav],
+            "units_by_ref": {u.ref: u for u in reg.units}}
+
+
 def render(reg: Regulation, site_src: Path, out_dir: Path,
-           extra: tuple[ExtraPage, ...] = ()) -> list[Path]:
-    """Write the site for ``reg`` into ``out_dir`` (a staging directory); return written pages."""
+           nav: tuple[tuple[str, str], ...] = NAV) -> list[Path]:
+    """Write the regulation's pages for ``reg`` into ``out_dir`` (a staging directory)."""
     env = environment(site_src)
-    links = [{"href": p.filename, "text": p.context["nav_text"]} for p in extra
-             if p.context.get("nav_text")]
-    common = {"reg": reg, "source": reg.source, "as_of": reg.as_of, "site_links": links,
-              "units_by_ref": {u.ref: u for u in reg.units}}
+    common = _common(reg, nav)
     written = [_write(env, out_dir, "index.html", "index.html", common)]
     shown = reg.units
     for i, unit in enumerate(shown):
@@ -76,11 +84,17 @@ def render(reg: Regulation, site_src: Path, out_dir: Path,
     status_units = [u for u in reg.units if u.status in (REPEALED, SUPPRESSED)]
     written.append(_write(env, out_dir, "vigencia.html", "vigencia.html",
                           dict(common, repealed=status_units, inactive=reg.inactive)))
-    for page in extra:
-        written.append(_write(env, out_dir, page.filename, page.template,
-                              dict(common, **page.context)))
     _copy_static(Path(site_src) / "static", out_dir / "static")
     return written
+
+
+def render_pages(reg: Regulation, site_src: Path, out_dir: Path, pages: list[ExtraPage],
+                 nav: tuple[tuple[str, str], ...] = NAV) -> list[Path]:
+    """Write pages made by later stages (guides, practice, search…) with the site layout."""
+    env = environment(site_src)
+    common = _common(reg, nav)
+    return [_write(env, out_dir, p.filename, p.template, dict(common, **p.context))
+            for p in pages]
 
 
 def _write(env: Environment, out_dir: Path, filename: str, template: str, ctx: dict) -> Path:
@@ -94,6 +108,3 @@ def _copy_static(src: Path, dst: Path) -> None:
     if src.is_dir():
         shutil.copytree(src, dst, dirs_exist_ok=True)
 
-
-def unit_heading(unit: Unit) -> str:
-    return f"{unit.label}. {unit.title}" if unit.title else unit.label

@@ -87,6 +87,6 @@ def test_cli_rejects_bad_as_of(capsys):
 
 def test_cli_as_of_changes_the_site(tmp_path):
     out = tmp_path / "dist"
-    assert main(["build", "--out", str(out), "--as-of", "2026-09-30"]) == 0
+    assert main(["build", "--out", str(out), "--as-of", "2026-09-30", "--regulation-only"]) == 0
     assert not (out / "art151.html").exists()
     assert "30 de septiembre de 2026" in (out / "art48.html").read_text()

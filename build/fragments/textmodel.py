@@ -1,0 +1,329 @@
+"""The searchable text of a built page, segmented the way Chromium's text-fragment finder sees it.
+
+``read_page(html)`` parses HTML with lxml.html and returns a ``PageText``: the visible text as a
+sequence of BLOCKS in document order. A text-fragment term matches inside one block only; inline
+elements (a, em, strong, span, abbr, code, mark, sup, sub, q, ruby/rt, …) concatenate without
+adding anything. Rules, each measured in Chromium 156 (tests/browser):
+
+- Blocks: every element whose default display is not inline (p, div, li, td, th, tr, table,
+  caption, h1-h6, section, header, footer, nav, figure, figcaption, blockquote, dl/dt/dd,
+  details, summary, legend, fieldset, button, math, …) and every element whose inline
+  ``style`` sets a non-inline display (block, inline-block, flex, grid, table-*, list-item…).
+  Text directly inside a block around a nested block is its own block ("anonymous" text).
+- ``<br>`` ends a block here. Chromium keeps it as a "\\n" inside the block, so a term matches
+  across it only if the term itself contains a newline (``%0A``); a term with a space never
+  does. Generated terms never contain newlines, so splitting is equivalent and keeps terms
+  single-line. Newlines in ``<pre>`` (and ``white-space: pre*``) are treated the same way.
+- ``<input>`` and ``<hr>`` break blocks and contribute no text. ``<img>`` (alt text is NOT
+  searchable), ``<select>``, ``<meter>``, ``<progress>``, ``<iframe>``, ``<video>``,
+  ``<canvas>``, ``<object>`` contribute nothing and do NOT break (``uno <img> dos`` matches
+  "uno dos"). ``<wbr>`` is nothing at all (``circu<wbr>lación`` is one word).
+- Not searchable: head/title, script, style, template, noscript, the ``hidden`` attribute,
+  inline ``display:none``, ``visibility:hidden`` (a descendant with ``visibility:visible`` is
+  searchable), ``<dialog>`` without ``open``, ``<rp>``, CSS generated content (::before,
+  list markers, ``<q>`` quotation marks).
+- Searchable although not shown: the contents of a closed ``<details>`` and of
+  ``hidden="until-found"`` (Chromium reveals them), ``aria-hidden`` and off-screen text, SVG
+  ``<text>``.
+- ``<textarea>`` content is searched but a match there targets nothing; its block has no anchor.
+- Whitespace: runs of space/tab/newline collapse to one space and blocks are trimmed, as CSS
+  ``white-space: normal`` renders them; NBSP and other spaces are kept as characters.
+
+Stylesheets are not evaluated: only the ``hidden`` attribute and inline ``style`` can hide or
+re-display an element. Each Block records its text, its normalized text with the offset map,
+the id of its nearest ancestor-or-self element with an id (``anchor``), and per text run the chain
+of ancestor elements with ids, from which a match's ``:target`` element is derived.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import lxml.html
+
+from ..normalize import normalize_with_map
+
+__all__ = ["Block", "PageText", "read_page"]
+
+Chain = tuple[int, ...]  # serials (indexes into PageText.ids) of ancestor elements with an id
+
+
+@dataclass(frozen=True, repr=False)
+class Block:
+    """One block of rendered text: terms never straddle two blocks."""
+
+    index: int
+    text: str  # rendered text: whitespace collapsed, trimmed
+    norm: str  # normalize(text)
+    offsets: tuple[int, ...]  # normalize_with_map(text)[1]: norm offset -> text offset
+    anchor: str | None  # id of the nearest ancestor-or-self of the block element with an id
+    segments: tuple[tuple[int, Chain], ...]  # (text offset where a run starts, its id chain)
+    targetable: bool = True  # False for <textarea>: searched, but a match there targets nothing
+
+    def __repr__(self) -> str:
+        text = self.text if len(self.text) <= 40 else self.text[:37] + "..."
+        return f"Block({self.index}, #{self.anchor}, {text!r})"
+
+    def chain_at(self, offset: int) -> Chain:
+        """Id chain of the element holding the character at ``offset`` of ``text``."""
+        i = bisect.bisect_right(self.segments, offset, key=lambda s: s[0]) - 1
+        return self.segments[max(i, 0)][1] if self.segments else ()
+
+
+@dataclass(frozen=True, repr=False)
+class PageText:
+    """The searchable text of one page: blocks in document order."""
+
+    blocks: tuple[Block, ...]
+    ids: tuple[str, ...]  # id of every element that has one, document order (serial = index)
+    joined: str  # the blocks' norms joined with "\n" (never inside a norm)
+    starts: tuple[int, ...]  # offset of each block's norm in ``joined``
+
+    def __repr__(self) -> str:
+        return f"PageText({len(self.blocks)} blocks, {len(self.joined)} chars)"
+
+    def block_at(self, pos: int) -> int:
+        """Index of the block whose norm contains (or ends at) ``joined`` offset ``pos``."""
+        return max(bisect.bisect_right(self.starts, pos) - 1, 0)
+
+    def serial(self, element_id: str) -> int | None:
+        """Serial of the first element with that id (the one a browser would pick)."""
+        try:
+            return self.ids.index(element_id)
+        except ValueError:
+            return None
+
+    def extent(self, element_id: str) -> tuple[int, int] | None:
+        """``joined`` offsets [start, end) spanned by the text inside the element with that id."""
+        serial = self.serial(element_id)
+        if serial is None:
+            return None
+        lo = hi = None
+        for block in self.blocks:
+            bounds = _block_extent(block, serial)
+            if bounds is None:
+                continue
+            base = self.starts[block.index]
+            lo = base + bounds[0] if lo is None else lo
+            hi = base + bounds[1]
+        return None if lo is None else (lo, hi)
+
+
+def _block_extent(block: Block, serial: int) -> tuple[int, int] | None:
+    lo = hi = None
+    segs = block.segments
+    for k, (start, chain) in enumerate(segs):
+        if serial not in chain:
+            continue
+        end = segs[k + 1][0] if k + 1 < len(segs) else len(block.text)
+        a = bisect.bisect_left(block.offsets, start, 0, len(block.offsets) - 1)
+        b = bisect.bisect_left(block.offsets, end, 0, len(block.offsets) - 1)
+        lo = a if lo is None else lo
+        hi = b
+    return None if lo is None or hi <= lo else (lo, hi)
+
+
+# ---------------------------------------------------------------------------------------------
+# The walk over the DOM.
+
+_SKIP = frozenset(
+    "head title script style template noscript noembed noframes iframe img image video audio "
+    "canvas object embed picture select datalist meter progress rp map area source track param "
+    "base link meta frame frameset".split()
+)
+# HTML5 void elements unknown to libxml2's HTML parser: it nests the content that follows them
+# inside them (``a<wbr>b`` parses as ``a<wbr>b</wbr>``), so their "children" are really siblings.
+_MISPARSED_VOID = frozenset("wbr source track embed keygen".split())
+_BLOCK = frozenset(
+    "html body address article aside blockquote button caption center col colgroup dd details "
+    "dialog dir div dl dt fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup "
+    "legend li listing main math menu nav ol optgroup option p plaintext pre search section "
+    "summary table tbody td tfoot th thead tr ul xmp".split()
+)
+_PRE = frozenset("pre listing xmp plaintext".split())
+_SKIP_K, _BREAK_K, _BLOCK_K, _INLINE_K, _TEXTAREA_K, _SVG_K = range(6)
+_TEXT, _COLLAPSIBLE = 0, 1
+
+
+class _Ctx(NamedTuple):
+    chain: Chain  # id chain of the current element
+    block_chain: Chain  # id chain of the element whose block collects the current text
+    ws: str  # "normal" | "pre" | "pre-line"
+    visible: bool
+
+
+def _style(el) -> dict[str, str]:
+    out = {}
+    for decl in (el.get("style") or "").split(";"):
+        name, sep, value = decl.partition(":")
+        if sep:
+            out[name.strip().lower()] = value.replace("!important", "").strip().lower()
+    return out
+
+
+def _kind(el, tag: str, style: dict[str, str]) -> int:
+    hidden = el.get("hidden")
+    if tag in _SKIP or (hidden is not None and hidden.strip().lower() != "until-found"):
+        return _SKIP_K
+    if tag == "dialog" and el.get("open") is None:
+        return _SKIP_K
+    if tag == "input" and (el.get("type") or "").lower() == "hidden":
+        return _SKIP_K
+    display = style.get("display", "")
+    if display == "none":
+        return _SKIP_K
+    if tag in ("br", "input", "hr"):
+        return _BREAK_K
+    if tag == "textarea":
+        return _TEXTAREA_K
+    if tag == "svg":
+        return _SVG_K
+    if display in ("inline", "contents"):
+        return _INLINE_K
+    if display or tag in _BLOCK:
+        return _BLOCK_K
+    return _INLINE_K
+
+
+def _ws_mode(tag: str, style: dict[str, str], inherited: str) -> str:
+    value = style.get("white-space", "")
+    if value in ("pre", "pre-wrap", "break-spaces") or tag in _PRE:
+        return "pre"
+    if value == "pre-line":
+        return "pre-line"
+    if value in ("normal", "nowrap"):
+        return "normal"
+    return inherited
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.blocks: list[Block] = []
+        self.run: list[tuple[str, Chain, int]] = []
+
+    def child_ctx(self, el, tag: str, style: dict[str, str], ctx: _Ctx) -> _Ctx:
+        chain = ctx.chain
+        el_id = el.get("id")
+        if el_id:
+            chain = chain + (len(self.ids),)
+            self.ids.append(el_id)
+        visibility = style.get("visibility", "")
+        visible = ctx.visible if visibility not in ("hidden", "collapse", "visible") else (
+            visibility == "visible")
+        return _Ctx(chain, ctx.block_chain, _ws_mode(tag, style, ctx.ws), visible)
+
+    def walk(self, el, ctx: _Ctx) -> None:
+        if not isinstance(el.tag, str):
+            return  # comment or processing instruction (its tail is handled by the parent)
+        tag = el.tag.lower()
+        if tag in _MISPARSED_VOID:
+            self.walk_content(el, ctx)
+            return
+        style = _style(el)
+        kind = _kind(el, tag, style)
+        if kind == _SKIP_K:
+            return
+        inner = self.child_ctx(el, tag, style, ctx)
+        if kind == _BREAK_K:
+            self.flush(ctx.block_chain)
+        elif kind == _TEXTAREA_K:
+            self.flush(ctx.block_chain)
+            self.text(el.text_content(), inner._replace(chain=(), block_chain=()))
+            self.flush((), targetable=False)
+        elif kind == _SVG_K:
+            self.flush(ctx.block_chain)
+            self.walk_svg(el, inner)
+        elif kind == _BLOCK_K:
+            self.flush(ctx.block_chain)
+            self.walk_content(el, inner._replace(block_chain=inner.chain))
+            self.flush(inner.chain)
+        else:
+            self.walk_content(el, inner)
+
+    def walk_content(self, el, ctx: _Ctx) -> None:
+        if el.text:
+            self.text(el.text, ctx)
+        for child in el:
+            self.walk(child, ctx)
+            if child.tail:
+                self.text(child.tail, ctx)
+
+    def walk_svg(self, el, ctx: _Ctx) -> None:
+        """SVG renders text only inside <text>; each <text> is a block. foreignObject is HTML."""
+        for child in el:
+            if not isinstance(child.tag, str):
+                continue
+            tag = child.tag.lower()
+            style = _style(child)
+            if _kind(child, tag, style) == _SKIP_K or tag in ("title", "desc", "defs"):
+                continue
+            inner = self.child_ctx(child, tag, style, ctx)
+            if tag == "text":
+                self.walk_content(child, inner._replace(block_chain=inner.chain))
+                self.flush(inner.chain)
+            elif tag == "foreignobject":
+                self.walk_content(child, inner._replace(block_chain=inner.chain))
+                self.flush(inner.chain)
+            else:
+                self.walk_svg(child, inner)
+
+    def text(self, s: str, ctx: _Ctx) -> None:
+        if not ctx.visible:
+            return
+        run, chain, ws = self.run, ctx.chain, ctx.ws
+        for ch in s:
+            if ch == "\r":
+                continue
+            if ch == "\n" and ws != "normal":
+                self.flush(ctx.block_chain)
+                run = self.run
+            elif ch in " \t\n" and (ws == "normal" or (ws == "pre-line" and ch != "\n")):
+                run.append((" ", chain, _COLLAPSIBLE))
+            else:
+                run.append((ch, chain, _TEXT))
+
+    def flush(self, block_chain: Chain, targetable: bool = True) -> None:
+        """Close the current run of inline text as a Block (if it has any text)."""
+        run, self.run = self.run, []
+        out: list[tuple[str, Chain, int]] = []
+        for item in run:
+            if item[2] == _COLLAPSIBLE and (not out or out[-1][2] == _COLLAPSIBLE):
+                continue  # collapse a whitespace run; drop it at the start of the block
+            out.append(item)
+        while out and out[-1][2] == _COLLAPSIBLE:
+            out.pop()  # trailing whitespace of the block
+        text = "".join(item[0] for item in out)
+        norm, offsets = normalize_with_map(text)
+        if not norm:
+            return
+        segments: list[tuple[int, Chain]] = []
+        for i, item in enumerate(out):
+            if not segments or segments[-1][1] != item[1]:
+                segments.append((i, item[1]))
+        anchor = self.ids[block_chain[-1]] if block_chain else None
+        self.blocks.append(Block(len(self.blocks), text, norm, tuple(offsets), anchor,
+                                 tuple(segments), targetable))
+
+
+def read_page(html: str | bytes) -> PageText:
+    """Parse built HTML and return its searchable text as blocks (see the module docstring)."""
+    if isinstance(html, bytes):
+        try:
+            html = html.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            pass  # let lxml sniff the declared encoding
+    walker = _Walker()
+    if (html.strip() if isinstance(html, str) else html.strip()):
+        root = lxml.html.document_fromstring(html)
+        walker.walk(root, _Ctx((), (), "normal", True))
+        walker.flush(())
+    blocks = tuple(walker.blocks)
+    starts, pos = [], 0
+    for block in blocks:
+        starts.append(pos)
+        pos += len(block.norm) + 1
+    joined = "\n".join(block.norm for block in blocks)
+    return PageText(blocks, tuple(walker.ids), joined, tuple(starts))

@@ -1,0 +1,105 @@
+"""Index: passages → the prebuilt hybrid search index in dist/index/ (+ the static-site index).
+
+``build_index`` is the stage's one public function; ``collect`` turns a Regulation into the
+Passage values it takes. The query side is ``build.index.search.Searcher`` (used by
+worker/retrieve.py and the `citavial search` / `eval` commands).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import BuildError
+from ..models import Passage
+from .analyze import analyze
+from .bm25 import build_bm25
+from .collect import collect, contexts
+from .embed import load_embedder
+from .hooks import DEFAULT_HOOKS, hooks_version, load_hooks
+from .search import Settings
+from .store import write_index
+
+__all__ = ["build_index", "collect", "DEFAULT_HOOKS"]
+
+BUNDLE_LIMIT = 32 * 2**20   # a model up to this size is copied into dist/index/model/
+DEFAULT_SETTINGS = Settings()
+
+
+def passage_url(p: Passage, urls: Mapping[str, str]) -> str:
+    return urls.get(p.ref) or f"{p.page}#{p.anchor}"
+
+
+def _bm25_arrays(prefix: str, m) -> dict[str, np.ndarray]:
+    return {f"{prefix}_indptr": m.indptr, f"{prefix}_docs": m.docs,
+            f"{prefix}_weights": m.weights, f"{prefix}_ndocs": np.array([m.n_docs], np.int32)}
+
+
+def _model_info(folder: Path, name: str) -> tuple[dict, Path | None]:
+    size = sum(f.stat().st_size for f in folder.iterdir() if f.is_file())
+    if size <= BUNDLE_LIMIT:
+        return {"name": name, "bundled": True}, folder
+    return {"name": name, "bundled": False, "path": str(folder.resolve())}, None
+
+
+def _backend(settings: Settings, model: str, hooks: str) -> str:
+    w = dict(settings.weights)
+    parts = [name for name, on in (("bm25", w.get("bm25")), (f"model2vec({model})",
+             w.get("vector")), (f"{hooks}(model2vec({model}))", w.get("hooks"))) if on]
+    return "+".join(parts)
+
+
+def build_index(passages: Sequence[Passage], urls: Mapping[str, str], hooks_path: Path,
+                out_dir: Path, *, embeddings: str | None = None,
+                settings: Settings | None = None) -> str:
+    """Write the search index of ``passages`` into ``out_dir``/index/ and the static-site
+    index into ``out_dir``/search-index.js; return a one-line report.
+
+    ``urls`` maps refs to deep links (dist/allowlist.json); a ref without one links to
+    ``page#anchor``. ``embeddings`` names a model2vec model (default: $CITAVIAL_EMBEDDINGS,
+    then the bundled corpus/embeddings/citavial-static-v1).
+    """
+    t0 = time.perf_counter()
+    settings = settings or DEFAULT_SETTINGS
+    if not passages:
+        raise BuildError("build_index", "no passages to index", "check the ingest stage")
+    ctx = contexts(passages)
+    hooks, skipped = load_hooks(Path(hooks_path), {p.ref for p in passages})
+    embedder = load_embedder(embeddings)
+    row = {p.ref: i for i, p in enumerate(passages)}
+    units = list(dict.fromkeys(p.unit_ref for p in passages))
+    unit_row = {u: i for i, u in enumerate(units)}
+    bm = build_bm25([analyze(f"{p.label}. {p.title}") + analyze(ctx[p.ref]) + analyze(p.text)
+                     for p in passages])
+    hbm = build_bm25([analyze(h.question) for h in hooks])
+    pvec = embedder.encode([f"{p.title} {ctx[p.ref]} {p.text}" for p in passages])
+    hvec = embedder.encode([h.question for h in hooks])
+    model, bundle = _model_info(embedder.path, embedder.name)
+    hv = hooks_version(hooks_path)
+    docs = {
+        "passages": {"refs": [p.ref for p in passages], "urls": [passage_url(p, urls)
+                     for p in passages], "labels": [p.label for p in passages],
+                     "texts": [p.text for p in passages], "units": units,
+                     "unit_of": [unit_row[p.unit_ref] for p in passages]},
+        "terms": {"passages": list(bm.vocab), "hooks": list(hbm.vocab)},
+        "hooks": {"questions": [h.question for h in hooks], "version": hv},
+    }
+    arrays = {**_bm25_arrays("bm25", bm), **_bm25_arrays("hooks_bm25", hbm),
+              "passage_vecs": pvec.astype(np.float16), "hook_vecs": hvec.astype(np.float16),
+              "hook_passage": np.array([row[h.ref] for h in hooks], dtype=np.int32)}
+    manifest = {"backend": _backend(settings, embedder.name, hv), "settings": settings.as_json(),
+                "model": model, "hooks": hv,
+                "counts": {"passages": len(passages), "units": len(units), "hooks": len(hooks),
+                           "hooks_skipped": skipped, "terms": len(bm.vocab)}}
+    out_dir = Path(out_dir)
+    manifest = write_index(out_dir / "index", docs, arrays, manifest, bundle)
+    from .export import export_static
+    static_kb = export_static(passages, urls, ctx, hooks, out_dir, manifest["version"])
+    size = sum(f.stat().st_size for f in (out_dir / "index").rglob("*") if f.is_file())
+    return (f"index {manifest['version']}: {len(passages)} passages in {len(units)} units, "
+            f"{len(hooks)} hook questions ({hv}, {skipped} skipped: ref not in force), "
+            f"backend {manifest['backend']}, {size / 1024:.0f} KB + static {static_kb:.0f} KB, "
+            f"{time.perf_counter() - t0:.2f} s")

@@ -1,0 +1,112 @@
+"""Embed: a model2vec static model → unit vectors of passages, hooks and questions.
+
+The default model is the project's own (corpus/embeddings/citavial-static-v1, trained offline by
+build/index/train.py). Any other model2vec model can be used by path, or by name if it is already
+in the local Hugging Face cache (e.g. potion-multilingual-128M); nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import BuildError
+from .analyze import stem, words
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MODEL = ROOT / "corpus" / "embeddings" / "citavial-static-v1"
+ENV_VAR = "CITAVIAL_EMBEDDINGS"
+MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
+
+
+def resolve_model(spec: str | os.PathLike | None = None) -> Path:
+    """The local folder of the model named by ``spec``, $CITAVIAL_EMBEDDINGS or the default.
+
+    A name that is not a folder is looked up in the local Hugging Face cache only
+    ("potion-multilingual-128M" is tried as "minishlab/potion-multilingual-128M").
+    """
+    spec = spec if spec is not None else (os.environ.get(ENV_VAR) or DEFAULT_MODEL)
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return _check_folder(path, str(spec))
+    name = str(spec)
+    from model2vec.persistence.hf import maybe_get_cached_model_path
+    for repo in (name, f"minishlab/{name}") if "/" not in name else (name,):
+        cached = maybe_get_cached_model_path(repo)
+        if cached is not None:
+            return _check_folder(cached, name)
+    raise BuildError(
+        f"{ENV_VAR}={name}" if os.environ.get(ENV_VAR) == name else f"embeddings model {name!r}",
+        "is neither a model folder nor a model in the local Hugging Face cache "
+        "(models are never downloaded)",
+        "pass the path of a model2vec folder (config.json, model.safetensors, tokenizer.json), "
+        f"or unset {ENV_VAR} to use the bundled {DEFAULT_MODEL.name}")
+
+
+def _check_folder(path: Path, spec: str) -> Path:
+    missing = [f for f in MODEL_FILES if not (path / f).is_file()]
+    if missing:
+        raise BuildError(str(path), f"embeddings model {spec!r} lacks {', '.join(missing)}",
+                         "point to a model2vec folder (config.json, model.safetensors, "
+                         "tokenizer.json)")
+    return path
+
+
+class Embedder:
+    """A loaded static model. ``encode`` returns float32 rows of unit length (zero rows for
+    texts with no known word)."""
+
+    def __init__(self, folder: Path) -> None:
+        from model2vec import StaticModel
+        self.path = Path(folder)
+        self.model = StaticModel.from_pretrained(self.path, force_download=False)
+        config = json.loads((self.path / "config.json").read_text(encoding="utf-8"))
+        self.name = config.get("citavial_name") or self.path.name
+        # Our own models know stems: a word missing from the vocabulary falls back to its stem.
+        self.stem_fallback = bool(config.get("citavial_stem_fallback"))
+        self.matrix = np.asarray(self.model.embedding, dtype=np.float32)
+        self.vocab = self.model.tokenizer.get_vocab() if self.stem_fallback else {}
+
+    def __repr__(self) -> str:
+        return f"Embedder({self.name}, dim {self.dim})"
+
+    @property
+    def dim(self) -> int:
+        return int(self.matrix.shape[1])
+
+    def token_ids(self, text: str) -> list[int]:
+        out = []
+        for w in words(text):
+            i = self.vocab.get(w)
+            if i is None:
+                i = self.vocab.get(stem(w))
+            if i is not None:
+                out.append(i)
+        return out
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self.stem_fallback:
+            vecs = np.zeros((len(texts), self.dim), dtype=np.float32)
+            for row, text in enumerate(texts):
+                ids = self.token_ids(text)
+                if ids:
+                    vecs[row] = self.matrix[ids].mean(axis=0)
+        else:
+            vecs = np.asarray(self.model.encode(list(texts), use_multiprocessing=False),
+                              dtype=np.float32).reshape(len(texts), -1)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        return np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
+
+
+def load_embedder(spec: str | os.PathLike | None = None) -> Embedder:
+    """Load the model named by ``spec`` (see resolve_model)."""
+    return Embedder(resolve_model(spec))
+
+
+def cosine_top(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Cosine similarity of a unit query vector with every (unit) row of ``matrix``."""
+    return matrix @ query

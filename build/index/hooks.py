@@ -1,0 +1,80 @@
+"""Hooks: questions a passage answers, in a student's words, indexed to return that passage.
+
+A user question is matched question-to-question (BM25 over the hook questions, and cosine of
+their embeddings); a passage scores the best of its hooks. Hooks are versioned data in
+corpus/hooks/hooks-vN.jsonl; the version in use is part of the index's backend name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import BuildError
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_HOOKS = ROOT / "corpus" / "hooks" / "hooks-v1.jsonl"
+
+
+@dataclass(frozen=True)
+class Hook:
+    ref: str
+    question: str
+
+    def __repr__(self) -> str:
+        return f"Hook({self.ref}, {self.question[:30]!r})"
+
+
+def hooks_version(path: Path) -> str:
+    """"hooks-v1" for corpus/hooks/hooks-v1.jsonl."""
+    return Path(path).stem
+
+
+def _parse_line(path: Path, lineno: int, line: str) -> tuple[str, list[str]]:
+    where = f"{path}:{lineno}"
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise BuildError(where, f"is not valid JSON ({err.msg})",
+                         "fix the line, or run corpus/hooks/validate.py") from None
+    ref = obj.get("ref") if isinstance(obj, dict) else None
+    questions = obj.get("questions") if isinstance(obj, dict) else None
+    if not isinstance(ref, str) or not ref:
+        raise BuildError(where, f"has no string 'ref' (got {ref!r})",
+                         'write {"ref": "RD-1428/2003#art48.1", "questions": ["…?"]}')
+    if (not isinstance(questions, list) or not questions
+            or not all(isinstance(q, str) and q.strip() for q in questions)):
+        raise BuildError(where, f"'questions' of {ref} must be a non-empty list of non-empty "
+                         f"strings (got {questions!r})", "fix the line")
+    return ref, questions
+
+
+def load_hooks(path: Path, citable: set[str]) -> tuple[tuple[Hook, ...], int]:
+    """The hooks of ``path`` whose ref is citable, in file order, and how many were skipped
+    because their ref is not citable on this build's date (a malformed line is an error)."""
+    path = Path(path)
+    if not path.is_file():
+        raise BuildError(str(path), "hooks file not found",
+                         "restore it from git, or pass an existing corpus/hooks/hooks-vN.jsonl")
+    hooks: list[Hook] = []
+    skipped = 0
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        ref, questions = _parse_line(path, lineno, line)
+        if ref not in citable:
+            skipped += len(questions)
+            continue
+        hooks.extend(Hook(ref, q.strip()) for q in questions)
+    return tuple(hooks), skipped
+
+
+def best_per_passage(hook_scores: np.ndarray, hook_passage: np.ndarray,
+                     n_passages: int) -> np.ndarray:
+    """A passage's score is the best score of its hooks (0 if it has none)."""
+    out = np.zeros(n_passages, dtype=np.float32)
+    np.maximum.at(out, hook_passage, hook_scores.astype(np.float32))
+    return out

@@ -1,0 +1,156 @@
+"""Search: one question → ranked passages with the evidence of each channel.
+
+Channels: "bm25" (passages with their article label, title and context), "vector" (cosine of
+model2vec embeddings) and "hooks" (the question matched against hook questions, lexically and by
+cosine; a passage scores its best hook). They are fused by Reciprocal Rank Fusion and rolled up
+by article (see fuse.py). The evidence returned with each result is what the worker's abstention
+gate reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..models import SearchHit, SearchResult
+from . import fuse
+from .analyze import analyze
+from .bm25 import Bm25Matrix
+from .embed import Embedder
+from .evidence import features
+from .hooks import best_per_passage
+
+CHANNELS = ("bm25", "vector", "hooks")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How channels are combined; the defaults are stored in the index manifest."""
+
+    weights: tuple[tuple[str, float], ...] = (("bm25", 1.0), ("vector", 1.0), ("hooks", 1.0))
+    rrf_k: int = fuse.RRF_K
+    depth: int = 100          # how deep each channel's ranking enters the fusion
+    collapse: str = "after"   # "after" or "before" fusion (see fuse.py)
+    per_unit: int = 1         # passages of one unit allowed in the head of the list
+
+    def __repr__(self) -> str:
+        return f"Settings({dict(self.weights)}, {self.collapse}, per_unit={self.per_unit})"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"weights": dict(self.weights), "rrf_k": self.rrf_k, "depth": self.depth,
+                "collapse": self.collapse, "per_unit": self.per_unit}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "Settings":
+        return cls(weights=tuple(sorted(obj["weights"].items())), rrf_k=int(obj["rrf_k"]),
+                   depth=int(obj["depth"]), collapse=obj["collapse"],
+                   per_unit=int(obj["per_unit"]))
+
+
+def _bm25(arrays: dict[str, np.ndarray], prefix: str, vocab: list[str]) -> Bm25Matrix:
+    return Bm25Matrix(vocab=tuple(vocab), indptr=arrays[f"{prefix}_indptr"],
+                      docs=arrays[f"{prefix}_docs"], weights=arrays[f"{prefix}_weights"],
+                      n_docs=int(arrays[f"{prefix}_ndocs"][0]))
+
+
+def _sorted_rank(keys: list[str]) -> np.ndarray:
+    """Position of each key in sorted order: the tie-break of every ranking."""
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)] = \
+        np.arange(len(keys))
+    return rank
+
+
+class Searcher:
+    """A loaded index. Build with ``Searcher.load(index_dir)``; thread-safe (read-only)."""
+
+    def __init__(self, manifest: dict[str, Any], docs: dict[str, Any],
+                 arrays: dict[str, np.ndarray], embedder: Embedder | None) -> None:
+        p = docs["passages"]
+        self.manifest = manifest
+        self.version = manifest["version"]
+        self.backend = manifest["backend"]
+        self.settings = Settings.from_json(manifest["settings"])
+        self.refs, self.urls = p["refs"], p["urls"]
+        self.ref_row = {r: i for i, r in enumerate(self.refs)}
+        self.labels, self.texts = p["labels"], p["texts"]
+        self.units: list[str] = p["units"]
+        self.unit_of = np.asarray(p["unit_of"], dtype=np.int64)
+        self.tiebreak = _sorted_rank(self.refs)
+        self.unit_tiebreak = _sorted_rank(self.units)
+        self.bm25 = _bm25(arrays, "bm25", docs["terms"]["passages"])
+        self.term_ids = self.bm25.term_ids()
+        self.hooks_bm25 = _bm25(arrays, "hooks_bm25", docs["terms"]["hooks"])
+        self.hook_term_ids = self.hooks_bm25.term_ids()
+        self.hook_questions: list[str] = docs["hooks"]["questions"]
+        self.hook_passage = arrays["hook_passage"].astype(np.int64)
+        self.embedder = embedder
+        self.passage_vecs = arrays["passage_vecs"].astype(np.float32)
+        self.hook_vecs = arrays["hook_vecs"].astype(np.float32)
+
+    def __repr__(self) -> str:
+        return f"Searcher({self.backend}, {len(self.refs)} passages, v{self.version})"
+
+    @classmethod
+    def load(cls, index_dir: Path) -> "Searcher":
+        from .store import read_index
+        from .embed import load_embedder
+        manifest, docs, arrays = read_index(index_dir)
+        model = manifest["model"]
+        folder = Path(index_dir) / "model" if model.get("bundled") else model["path"]
+        return cls(manifest, docs, arrays, load_embedder(folder))
+
+    def channel_scores(self, question: str) -> dict[str, np.ndarray]:
+        """Each channel's score of every passage, plus the raw hook-level scores."""
+        terms = analyze(question)
+        qv = self.embedder.encode([question])[0]
+        hook_lex = self.hooks_bm25.score([self.hook_term_ids[t] for t in terms
+                                          if t in self.hook_term_ids])
+        hook_cos = self.hook_vecs @ qv
+        return {"bm25": self.bm25.score([self.term_ids[t] for t in terms if t in self.term_ids]),
+                "vector": self.passage_vecs @ qv,
+                "hooks_lex": best_per_passage(hook_lex, self.hook_passage, len(self.refs)),
+                "hooks_cos": best_per_passage(hook_cos, self.hook_passage, len(self.refs)),
+                "_terms": terms, "_hook_lex": hook_lex, "_hook_cos": hook_cos}
+
+    def rankings(self, scores: dict[str, Any], depth: int) -> dict[str, np.ndarray]:
+        tb = self.tiebreak
+        out = {name: fuse.order(scores[name], tb, depth) for name in ("bm25", "vector")}
+        lex = fuse.order(scores["hooks_lex"], tb, depth)
+        cos = fuse.order(scores["hooks_cos"], tb, depth)
+        hooks = fuse.rrf({"lex": lex, "cos": cos}, len(self.refs), {"lex": 1.0, "cos": 1.0})
+        out["hooks"] = fuse.order(hooks, tb, depth)
+        return out
+
+    def search(self, question: str, k: int = 10, settings: Settings | None = None) -> SearchResult:
+        s = settings or self.settings
+        scores = self.channel_scores(question)
+        ranks = self.rankings(scores, s.depth)
+        weights = dict(s.weights)
+        fused = fuse.rrf(ranks, len(self.refs), weights, s.rrf_k)
+        if s.collapse == "before":
+            ranked = fuse.collapse_before({c: r for c, r in ranks.items() if weights.get(c)},
+                                          fused, self.unit_of, len(self.units),
+                                          self.unit_tiebreak, self.tiebreak, weights, s.rrf_k)
+        else:
+            ranked = fuse.order(fused, self.tiebreak)
+        ranked = fuse.diversify(ranked, self.unit_of, s.per_unit)[:k]
+        positions = {c: _positions(r, len(self.refs)) for c, r in ranks.items()}
+        hits = tuple(
+            SearchHit(ref=self.refs[i], unit_ref=self.units[self.unit_of[i]], url=self.urls[i],
+                      score=round(float(fused[i]), 6), rank=n + 1, label=self.labels[i],
+                      text=self.texts[i],
+                      channels=tuple((c, int(positions[c][i])) for c in CHANNELS))
+            for n, i in enumerate(ranked.tolist()))
+        return SearchResult(query=question, hits=hits, backend=self.backend,
+                            index_version=self.version,
+                            evidence=features(self, scores, ranks, fused))
+
+
+def _positions(ranked: np.ndarray, n: int) -> np.ndarray:
+    pos = np.zeros(n, dtype=np.int64)
+    pos[ranked] = np.arange(1, len(ranked) + 1)
+    return pos

@@ -1,0 +1,151 @@
+"""Differential test: the Python text-fragment model against Debian's Chromium.
+
+Each link is opened as a fresh top-level navigation (about:blank in between) and the browser's
+answer is read from ``document.querySelector(':target')``: Chromium sets it to the lowest
+common ancestor element of the matched range (measured), so ``:target.closest('[id]')`` is
+compared with ``Match.target``. To know when Chromium is done without sleeping, every URL gets a
+second directive for a sentinel word at the end of the page: Chromium targets the FIRST
+directive that matches (measured), so ``:target`` becoming the sentinel means "no match".
+Run with: .venv/bin/pytest -m browser tests/browser -q
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import fragment_cases
+from build.fragments import deep_link, read_page
+from fragment_cases import SENTINEL, page_html, python_target
+
+pytestmark = pytest.mark.browser
+
+_READ_TARGET = """() => {
+  const t = document.querySelector(':target');
+  if (!t) return null;
+  const c = t.closest('[id]');
+  const r = t.getBoundingClientRect();
+  return {id: c ? c.id : '', inView: r.bottom > 0 && r.top < innerHeight};
+}"""
+
+
+def chromium_target(page, url: str, fragment: str) -> str | None:
+    """``:target.closest('[id]')`` after navigating to ``url#fragment``; None when no match."""
+    sep = "&" if ":~:" in fragment else ":~:"
+    page.goto("about:blank")
+    page.goto(f"{url}#{fragment}{sep}text={SENTINEL}")
+    try:
+        page.wait_for_function("() => document.querySelector(':target') !== null", timeout=3000)
+    except Exception:  # noqa: BLE001 - playwright TimeoutError: nothing was targeted
+        return None
+    found = page.evaluate(_READ_TARGET)
+    if found["id"] == "sentinel":
+        return None
+    assert found["inView"], f"{fragment}: target #{found['id']} was not scrolled into view"
+    return found["id"]
+
+
+@pytest.mark.parametrize("case", fragment_cases.ALL, ids=[c.id for c in fragment_cases.ALL])
+def test_python_and_chromium_agree(case, page, publish):
+    html = page_html(case.body)
+    url = publish(f"case-{case.id}.html", html)
+    seen = chromium_target(page, url, case.fragment)
+    assert seen == case.expect, f"Chromium changed: {case.fragment} -> {seen!r}"
+    assert python_target(html, case.fragment) == seen
+
+
+def test_fragment_directive_is_supported(page, publish):
+    page.goto(publish("fd.html", page_html("<p>x</p>")))
+    assert page.evaluate("() => typeof document.fragmentDirective") == "object"
+
+
+LONG = (
+    "Los conductores deberán estar en todo momento en condiciones de controlar sus vehículos. "
+    "Al aproximarse a otros usuarios de la vía, deberán adoptar las precauciones necesarias "
+    "para su seguridad, especialmente cuando se trate de niños, ancianos, invidentes u otras "
+    "personas manifiestamente impedidas. Queda prohibido conducir de forma negligente."
+)
+
+REALISTIC = f"""
+<header id="top"><p id="site">Reglamento General de Circulación</p>
+<nav id="nav"><a href="#a18">Artículo 18</a> <a href="#a19">Artículo 19</a></nav></header>
+<main id="main">
+<h1 id="h">Artículo 18. Otras obligaciones del conductor</h1>
+<p id="summary">El conductor deberá mantener la propia libertad de movimientos.</p>
+<section id="a18">
+<p id="a18-1">1. El conductor deberá mantener la propia libertad de movimientos.</p>
+<p id="a18-2">2. Queda prohibido conducir utilizando cascos o auriculares.<br>Se exceptúa
+el uso de <abbr title="x">DGT</abbr> y de <em>dispositivos</em> de ayuda<sup>1</sup>.</p>
+<p id="a18-3">{LONG}</p>
+<ul id="a18-list"><li id="li1">la vía pública</li><li id="li2">la vía pública</li>
+<li id="li3">el arcén</li><li id="li4">la vía pública</li></ul>
+<table id="tab"><tr><th id="th1">Vehículo</th><th id="th2">Velocidad</th></tr>
+<tr><td id="c1">Turismos</td><td id="c2">120 km/h</td></tr>
+<tr><td id="c3">Motocicletas</td><td id="c4">120 km/h</td></tr></table>
+<p id="a18-4">Se prohíbe la circulación de vehículos por el arcén.</p>
+<p id="a18-5">La señal «Stop» obliga a detenerse; la ñ y la ü: pingüino, año 2º.</p>
+</section>
+<section id="a19"><p id="a19-1">Se prohíbe la circulación de vehículos por el arcén.</p>
+<p id="a19-2">Queda prohibido conducir de forma negligente.</p></section>
+</main>"""
+
+PASSAGES = [  # (anchor, quoted text)
+    ("h", "Artículo 18. Otras obligaciones del conductor"),
+    ("a18-1", "El conductor deberá mantener la propia libertad de movimientos."),
+    ("a18-2", "Queda prohibido conducir utilizando cascos o auriculares. Se exceptúa el uso de "
+              "DGT y de dispositivos de ayuda1."),
+    ("a18-2", "dispositivos de ayuda"),
+    ("a18-3", LONG),
+    ("a18-3", "Queda prohibido conducir de forma negligente."),
+    ("li1", "la vía pública"), ("li2", "la vía pública"), ("li4", "la vía pública"),
+    ("c2", "120 km/h"), ("c4", "120 km/h"), ("c3", "Motocicletas"),
+    ("a18-4", "Se prohíbe la circulación de vehículos por el arcén."),
+    ("a18-5", "La señal «Stop» obliga a detenerse; la ñ y la ü: pingüino, año 2º."),
+    ("a19-1", "Se prohíbe la circulación de vehículos por el arcén."),
+    ("a19-2", "Queda prohibido conducir de forma negligente."),
+]
+
+
+def _check_links(page, url: str, html: str, passages) -> list[str]:
+    """Open every passage's link; return the anchors that fell back to a bare id."""
+    pt = read_page(html)
+    fallbacks = []
+    for anchor, text in passages:
+        link = deep_link(pt, anchor, text)
+        if link.kind == "fallback":
+            fallbacks.append(anchor)
+            continue
+        seen = chromium_target(page, url, link.fragment)
+        inside = seen is not None and page.evaluate(
+            "([a, t]) => document.getElementById(a).contains(document.getElementById(t))",
+            [anchor, seen])
+        assert inside, f"#{anchor} {link.fragment} landed on {seen!r}"
+    return fallbacks
+
+
+def test_generated_links_land_on_their_passage(page, publish):
+    html = page_html(REALISTIC)
+    url = publish("realistic.html", html)
+    assert _check_links(page, url, html, PASSAGES) == []
+
+
+def test_random_pages_with_colliding_phrases(page, publish):
+    """Seeded random pages from a tiny vocabulary, so phrases repeat: every generated link is
+    opened in Chromium and must land in its own block."""
+    rng = random.Random(20240518)
+    words = ["la", "vía", "Via", "pública", "de", "todos", "5.1", "«art»", "ñu", "año"]
+    tags = ["p", "li", "td", "h2", "div"]
+    fallbacks = opened = 0
+    for n in range(8):
+        blocks = [" ".join(rng.choice(words) for _ in range(rng.choice([1, 2, 3, 5, 60])))
+                  for _ in range(rng.randint(3, 8))]
+        body = "".join(f'<div><{tag} id="p{k}">{t}</{tag}></div>'
+                       for k, (tag, t) in enumerate((rng.choice(tags), t) for t in blocks))
+        html = page_html(body)
+        url = publish(f"random-{n}.html", html)
+        passages = [(f"p{k}", t) for k, t in enumerate(blocks)]
+        fell = _check_links(page, url, html, passages)
+        fallbacks += len(fell)
+        opened += len(passages) - len(fell)
+    assert opened > 20

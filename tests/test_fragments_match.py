@@ -1,0 +1,109 @@
+"""match.py and wordbreak.py: terms and directives found the way Chromium finds them."""
+
+from __future__ import annotations
+
+import pytest
+
+import fragment_cases
+from build.fragments import TextDirective, find_all, match_directive, read_page
+from build.fragments.wordbreak import is_boundary
+
+
+@pytest.mark.parametrize("case", fragment_cases.ALL, ids=[c.id for c in fragment_cases.ALL])
+def test_measured_chromium_cases(case):
+    """Every case whose outcome was measured in Chromium 156 (tests/browser re-measures them)."""
+    html = fragment_cases.page_html(case.body)
+    assert fragment_cases.python_target(html, case.fragment) == case.expect
+
+
+BOUNDARY = [  # (id, text, offset, is a boundary)
+    ("block-start", "abc", 0, True),
+    ("block-end", "abc", 3, True),
+    ("inside-word", "abc", 1, False),
+    ("letter-space", "ab c", 2, True),
+    ("space-letter", "ab c", 3, True),
+    ("letter-digit", "a5", 1, False),
+    ("digit-dot-digit", "5.1", 1, False),
+    ("dot-digit", "5.1", 2, False),
+    ("digit-dot-end", "5. x", 1, True),
+    ("letter-dot-letter", "a.b", 1, True),
+    ("apostrophe-letters", "l'a", 1, False),
+    ("curly-apostrophe-letters", "l’a", 2, False),
+    ("apostrophe-letter-digit", "a'5", 1, True),
+    ("middle-dot-letters", "l·l", 1, False),
+    ("middle-dot-digits", "5·5", 1, True),
+    ("comma-digits", "5,5", 1, False),
+    ("comma-letters", "a,b", 1, True),
+    ("colon", "a:b", 1, True),
+    ("underscore", "a_b", 1, False),
+    ("ordinal", "12º", 2, False),
+    ("superscript", "m²", 1, True),
+    ("before-combining-mark", "e\u0301", 1, False),
+    ("after-combining-mark", "e\u0301 ", 2, True),
+    ("soft-hyphen-breaks", "ab\u00adcd", 2, True),
+    ("zwsp-breaks", "ab\u200bcd", 3, True),
+    ("word-joiner-joins", "ab\u2060cd", 3, False),
+    ("punct-punct", "((", 1, True),
+]
+
+
+@pytest.mark.parametrize("text,offset,expected", [c[1:] for c in BOUNDARY],
+                         ids=[c[0] for c in BOUNDARY])
+def test_word_boundary(text, offset, expected):
+    assert is_boundary(text, offset) is expected
+
+
+FIND = [  # (id, html, term, [(block, start, end)])
+    ("not-in-orange", "<p>an orange</p>", "range", []),
+    ("case-accent", "<p>LA VÍA</p><p>la via</p>", "la vía", [(0, 0, 6), (1, 0, 6)]),
+    ("whitespace", "<p>la\n  vía</p>", "la   via", [(0, 0, 6)]),
+    ("no-straddle", "<p>la</p><p>via</p>", "la via", []),
+    ("inline", "<p>la <em>v</em>ía x</p>", "la vía", [(0, 0, 6)]),
+    ("offsets-in-rendered-text", "<p>¿Qué  pasa?</p>", "que pasa", [(0, 1, 9)]),
+    ("repeated", "<p>uno uno</p>", "uno", [(0, 0, 3), (0, 4, 7)]),
+    ("empty-term", "<p>uno</p>", "  ", []),
+]
+
+
+@pytest.mark.parametrize("html,term,expected", [c[1:] for c in FIND], ids=[c[0] for c in FIND])
+def test_find_all(html, term, expected):
+    found = find_all(read_page(html), term)
+    assert [(m.start_block, m.start, m.end) for m in found] == expected
+    assert all(m.start_block == m.end_block for m in found)
+
+
+def test_match_reports_blocks_and_anchors():
+    page = read_page('<p id="a">uno dos</p><p id="b">tres</p><div id="c"><p>cuatro</p></div>')
+    hit = match_directive(page, TextDirective("dos", "cuatro"))
+    assert (hit.start_block, hit.start, hit.end_block, hit.end) == (0, 4, 2, 6)
+    assert (hit.start_anchor, hit.end_anchor, hit.target) == ("a", "c", None)
+    assert repr(hit) == "Match(0:4-2:6 #None)"
+
+
+def test_first_match_wins_over_later_better_ones():
+    page = read_page('<p id="a">la vía pública</p><p id="b">la vía</p>')
+    assert match_directive(page, TextDirective("la vía")).target == "a"
+
+
+@pytest.mark.parametrize("html,directive,found", [
+    ("<p>a b c</p>", TextDirective("a  b c"), False),
+    ("<p>a&nbsp; b c</p>", TextDirective("a b c"), False),
+    ("<p>a b c</p>", TextDirective("a\u00a0b c"), True),
+    ("<p>a b c</p>", TextDirective("a\tb c"), False),
+    ("<p>a b c</p>", TextDirective(" a b c"), False),
+    ("<p>x a b c</p>", TextDirective(" a b c"), True),
+    ("<p>dos</p><p>uno dos</p>", TextDirective("dos", prefix="uno "), True),
+    ("<p>dos</p><p>dos tres</p>", TextDirective("dos", suffix=" tres"), False),
+], ids=["doubled-space", "nbsp-plus-space", "nbsp-term", "tab-term", "leading-space-at-start",
+        "leading-space-mid-block", "prefix-trailing-space", "suffix-leading-space"])
+def test_directive_whitespace_is_exact(html, directive, found):
+    assert (match_directive(read_page(html), directive) is not None) is found
+
+
+def test_find_all_is_whitespace_run_insensitive():
+    assert len(find_all(read_page("<p>a&nbsp; b</p>"), "a\n b")) == 1
+
+
+def test_prefix_retries_after_a_failed_candidate():
+    page = read_page('<p id="a">uno cinco</p><p id="b">uno dos</p>')
+    assert match_directive(page, TextDirective("dos", prefix="uno")).target == "b"

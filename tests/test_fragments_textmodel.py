@@ -1,0 +1,94 @@
+"""read_page(): the searchable text and its blocks, as Chromium's finder sees them."""
+
+from __future__ import annotations
+
+import pytest
+
+from build.fragments import read_page
+
+
+def blocks(html: str) -> list[tuple[str | None, str]]:
+    return [(b.anchor, b.text) for b in read_page(html).blocks]
+
+
+CASES = [
+    ("paragraphs", '<p id="a">uno</p><p id="b">dos</p>', [("a", "uno"), ("b", "dos")]),
+    ("inline-concatenates", '<p id="a">la <em>vía</em> <strong>pú</strong>blica</p>',
+     [("a", "la vía pública")]),
+    ("whitespace-collapses", '<p id="a">\n  uno \t\n dos  <span> tres </span> </p>',
+     [("a", "uno dos tres")]),
+    ("nbsp-kept", '<p id="a">art.&nbsp; 5</p>', [("a", "art.\u00a0 5")]),
+    ("br-splits", '<p id="a">uno<br>dos</p>', [("a", "uno"), ("a", "dos")]),
+    ("td-th-cells", '<table id="t"><tr><th>h</th><td id="c">x</td></tr></table>',
+     [("t", "h"), ("c", "x")]),
+    ("li-items", '<ul id="u"><li>uno</li><li id="l">dos</li></ul>', [("u", "uno"), ("l", "dos")]),
+    ("anonymous-text", '<div id="d">uno <p id="p">dos</p> tres</div>',
+     [("d", "uno"), ("p", "dos"), ("d", "tres")]),
+    ("nearest-id", '<section id="s"><div><p>uno</p></div></section>', [("s", "uno")]),
+    ("no-id", "<p>uno</p>", [(None, "uno")]),
+    ("head-skipped", "<html><head><title>T</title></head><body><p>x</p></body></html>",
+     [(None, "x")]),
+    ("script-style-template", '<script>a</script><style>b</style><template>c</template><p>x</p>',
+     [(None, "x")]),
+    ("hidden-and-display-none", '<p hidden>a</p><p style="display: none !important">b</p><p>x</p>',
+     [(None, "x")]),
+    ("until-found-searchable", '<div hidden="until-found">x</div>', [(None, "x")]),
+    ("details-searchable", "<details><summary>s</summary>x</details>", [(None, "s"), (None, "x")]),
+    ("visibility", '<div style="visibility:hidden">a<p style="visibility:visible">x</p></div>',
+     [(None, "x")]),
+    ("img-alt-skipped", '<p>uno <img alt="ALT" src="x.png"> dos</p>', [(None, "uno dos")]),
+    ("input-breaks", "<p>uno <input> dos</p>", [(None, "uno"), (None, "dos")]),
+    ("hidden-input-nothing", '<p>uno <input type="hidden"> dos</p>', [(None, "uno dos")]),
+    ("select-nothing", "<p>uno <select><option>o</option></select> dos</p>", [(None, "uno dos")]),
+    ("wbr-nothing", "<p>circu<wbr>lación</p>", [(None, "circulación")]),
+    ("inline-block-breaks", '<p>uno <span style="display:inline-block">dos</span> tres</p>',
+     [(None, "uno"), (None, "dos"), (None, "tres")]),
+    ("div-display-inline", '<div>uno <div style="display:inline">dos</div></div>',
+     [(None, "uno dos")]),
+    ("dialog", "<dialog>a</dialog><dialog open>x</dialog>", [(None, "x")]),
+    ("textarea-no-anchor", '<div id="d"><textarea>t</textarea></div>', [(None, "t")]),
+    ("pre-lines", '<pre id="p">uno  dos\ntres</pre>', [("p", "uno  dos"), ("p", "tres")]),
+    ("comment-tail", "<p>ab<!-- c -->cd</p>", [(None, "abcd")]),
+    ("svg-text", '<svg><title>t</title><text id="s">x</text></svg>', [("s", "x")]),
+    ("only-ignorables-dropped", "<p>\u200b</p><p>x</p>", [(None, "x")]),
+]
+
+
+@pytest.mark.parametrize("html,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_blocks(html, expected):
+    assert blocks(html) == expected
+
+
+def test_bytes_and_str_agree():
+    html = '<meta charset="utf-8"><p id="a">la vía</p>'
+    assert blocks(html.encode("utf-8")) == blocks(html) == [("a", "la vía")]
+
+
+def test_empty_page():
+    page = read_page("")
+    assert page.blocks == () and page.joined == ""
+
+
+def test_joined_and_extent():
+    page = read_page('<div id="d"><p id="a">Uno</p><p>Dos <b id="b">TRES</b></p></div><p>x</p>')
+    assert page.joined == "uno\ndos tres\nx"
+    assert page.extent("b") == (8, 12)
+    assert page.extent("d") == (0, 12)
+    assert page.extent("nope") is None
+
+
+def test_chain_at_inline_id():
+    page = read_page('<p id="a">ver <a id="lnk">el art</a> x</p>')
+    block = page.blocks[0]
+    assert [page.ids[s] for s in block.chain_at(4)] == ["a", "lnk"]
+    assert [page.ids[s] for s in block.chain_at(0)] == ["a"]
+
+
+def test_repr_is_short():
+    page = read_page("<p id='a'>" + "palabra " * 50 + "</p>")
+    assert len(repr(page.blocks[0])) < 70 and "1 blocks" in repr(page)
+
+
+@pytest.mark.parametrize("tag", ["wbr", "source", "track", "embed", "keygen"])
+def test_html5_void_elements_do_not_swallow_text(tag):
+    assert blocks(f"<p>uno<{tag}> dos</p><p>tres</p>") == [(None, "uno dos"), (None, "tres")]

@@ -1,0 +1,137 @@
+"""The citation gate, case by case, on a really rendered site (tests/conftest.py: built_site)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import pytest
+
+from build.cli import main
+from build.errors import BuildErrors
+from build.guides import Citation
+from build.pipeline import build_site, load_regulation
+from build.refs import parse_ref
+from build.verify import Pages, check_quote
+from conftest import AS_OF, CORPUS, SITE_SRC
+
+
+@pytest.fixture(scope="module")
+def gate(reg, built_site):
+    pages = Pages(built_site)
+
+    def judge(ref: str, quote: str):
+        return check_quote(reg, pages, Citation("t.md", 1, parse_ref(ref), quote))
+    return judge
+
+
+@pytest.mark.parametrize("ref, quote, reason", [
+    pytest.param("art48.1", "Las velocidades máximas que no deberán ser rebasadas", "", id="ok-exact"),
+    pytest.param("art48", "Las velocidades máximas que no deberán ser rebasadas", "",
+                 id="ok-article-ref-covers-its-apartados"),
+    pytest.param("art48.1", "LAS VELOCIDADES MAXIMAS QUE NO DEBERAN", "",
+                 id="ok-case-and-accent-insensitive-like-a-browser"),
+    pytest.param("art48.1.a", "Autopista y autovía | 120 | 90 | 100", "", id="ok-table-row"),
+    pytest.param("art48.1", "Las velocidades mínimas que deberán ser rebasadas siempre",
+                 "not found on the cited page", id="fabricated"),
+    pytest.param("art20", "con una tasa de alcohol en sangre superior",
+                 "times on art20.html", id="found-more-than-once"),
+    pytest.param("art48.1.b", "por la que circula. En el supuesto de que",
+                 "straddles a block boundary", id="straddles-blocks"),
+    pytest.param("art48.1", "elocidades máximas que no deberán ser",
+                 "not word-bounded", id="not-word-bounded"),
+    pytest.param("art48.2", "Las velocidades máximas que no deberán ser rebasadas",
+                 "outside the cited passage", id="outside-cited-passage"),
+    pytest.param("art999.1", "Las velocidades máximas que no deberán ser rebasadas",
+                 "ref unknown", id="unknown-ref"),
+    pytest.param("art48.9", "Las velocidades máximas que no deberán ser rebasadas",
+                 "ref unknown", id="unknown-apartado"),
+    pytest.param("art51", "Las velocidades máximas fijadas para las carreteras",
+                 "ref repealed", id="repealed-article"),
+    pytest.param("art98.3", "Suprimido del todo en este apartado", "ref repealed",
+                 id="suppressed-apartado"),
+    pytest.param("art48.1", "velocidades máximas", "too short", id="too-short"),
+    pytest.param("art48.1.a", "Autopista y autovía | 90 | 100", "table row not found",
+                 id="row-cells-not-consecutive"),
+])
+def test_gate_cases(gate, ref, quote, reason):
+    check = gate(ref, quote)
+    if reason:
+        assert reason in check.reason
+        assert check.url == ""
+    else:
+        assert check.reason == "", check.reason
+        assert check.url.startswith("art48.html#") and ":~:text=" in check.url
+
+
+def _tree_hash(path):
+    return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(path.rglob("*"))
+                                   if p.is_file())).hexdigest()
+
+
+def test_fabricated_quote_fails_the_build_and_dist_is_untouched(tmp_path, capsys):
+    site = tmp_path / "site_src"
+    shutil.copytree(SITE_SRC, site)
+    guide = site / "content" / "velocidad.md"
+    guide.write_text(guide.read_text() + "\nInventado: [«los turismos pueden circular a "
+                     "150 kilómetros por hora en autopista»](cita:art48.1.a)\n")
+    out = tmp_path / "dist"
+    out.mkdir()
+    (out / "index.html").write_text("previous")
+    before = _tree_hash(out)
+    code = main(["build", "--site-src", str(site), "--out", str(out), "--as-of", "2026-11-29"])
+    err = capsys.readouterr().err
+    assert code == 1
+    line = len(guide.read_text().splitlines())
+    assert f"velocidad.md:{line}: RD-1428/2003#art48.1.a «los turismos" in err
+    assert "not found on the cited page" in err
+    assert _tree_hash(out) == before
+
+
+def test_every_failure_is_reported_not_just_the_first(tmp_path):
+    site = tmp_path / "site_src"
+    shutil.copytree(SITE_SRC, site)
+    guide = site / "content" / "velocidad.md"
+    guide.write_text(guide.read_text() + "\n[«uno dos tres cuatro cinco seis»](cita:art48.1)\n"
+                     "[«velocidades máximas»](cita:art48.1)\n[«algo que no existe aquí»](cita:art999)\n")
+    with pytest.raises(BuildErrors) as err:
+        build_site(corpus_dir=CORPUS, out_dir=tmp_path / "dist", as_of=AS_OF, site_src=site)
+    reasons = [str(e) for e in err.value.errors]
+    assert len(reasons) == 3
+    assert any("not found" in r for r in reasons) and any("too short" in r for r in reasons)
+    assert any("ref unknown" in r for r in reasons)
+
+
+def test_zero_quotes_is_an_error(tmp_path):
+    site = tmp_path / "site_src"
+    shutil.copytree(SITE_SRC, site)
+    for p in list((site / "content").glob("*.md")) + list((site / "practice").glob("*.txt")):
+        p.unlink()
+    with pytest.raises(BuildErrors, match="checked zero quotes"):
+        build_site(corpus_dir=CORPUS, out_dir=tmp_path / "dist", as_of=AS_OF, site_src=site)
+
+
+def test_content_written_for_today_fails_on_an_older_wording(tmp_path, capsys):
+    code = main(["build", "--out", str(tmp_path / "dist"), "--as-of", "2026-09-30"])
+    assert code == 1
+    assert "art48.1.b.p2" in capsys.readouterr().err  # reworded on 2026-10-01
+
+
+def test_regulation_only_builds_a_past_date(tmp_path):
+    out = tmp_path / "dist"
+    assert main(["build", "--out", str(out), "--as-of", "2026-09-30", "--regulation-only"]) == 0
+    assert (out / "allowlist.json").exists() and not (out / "art151.html").exists()
+
+
+@pytest.mark.parametrize("args, code, stream, text", [
+    pytest.param(["art48.1", "Las velocidades máximas que no deberán ser rebasadas"], 0, "out",
+                 "ok: RD-1428/2003#art48.1", id="ok"),
+    pytest.param(["artículo 48.1", "Las velocidades mínimas inventadas para esta prueba"], 1,
+                 "err", "not found", id="fabricated"),
+    pytest.param(["art. 48 z", "Las velocidades máximas que no deberán ser rebasadas"], 1, "err",
+                 "ref unknown", id="bad-ref"),
+])
+def test_verify_quote_cli(capsys, args, code, stream, text):
+    assert main(["verify-quote", *args, "--as-of", "2026-11-29"]) == code
+    out = capsys.readouterr()
+    assert text in (out.out if stream == "out" else out.err)

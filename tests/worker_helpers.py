@@ -1,0 +1,112 @@
+"""Shared pieces of the worker tests: an allowlist, a retriever and a scripted model.
+
+* ``allowlist_path()`` — dist/allowlist.json when the build has made one, else an allowlist in
+  the same schema generated from the ingest (url = page#anchor, directive "anchor").
+* ``LexicalRetriever`` — a small, deterministic stand-in for worker/retrieve.py (token overlap
+  over the allowlist texts), with one evidence feature, used where the test is about the
+  pipeline and not about search quality.
+* ``ScriptedModel`` — yields given pieces as if they were model tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tempfile
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+
+from build.models import SearchHit, SearchResult
+from build.normalize import normalize
+from worker.allowlist import Allowlist, load_allowlist
+from worker.calibration import Calibration
+from worker.model import ModelStatus
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST_ALLOWLIST = ROOT / "dist" / "allowlist.json"
+AS_OF = date(2026, 11, 29)
+
+
+@lru_cache(maxsize=1)
+def allowlist_path() -> Path:
+    if DIST_ALLOWLIST.is_file():
+        return DIST_ALLOWLIST
+    from build.pipeline import load_regulation
+    from build.refs import human_label
+    reg = load_regulation(ROOT / "corpus", AS_OF)
+    src = reg.source
+    entries = []
+    for unit in reg.units:
+        for b in unit.passages:
+            anchor = b.ref.split("#", 1)[1].replace(".", "-")
+            entries.append({
+                "ref": b.ref, "url": f"{unit.page}#{anchor}", "page": unit.page,
+                "anchor": anchor, "text": b.text,
+                "sha256": hashlib.sha256(b.text.encode()).hexdigest(),
+                "as_of": AS_OF.isoformat(),
+                "source_url": f"{src.html_url}#{unit.block_id}",
+                "source_license": src.license, "label": human_label(b.ref),
+                "directive": "anchor"})
+    doc = {"schema": "citavial-allowlist/1", "as_of": AS_OF.isoformat(),
+           "source": {"norm_id": src.norm_id}, "entries": entries}
+    out = Path(tempfile.mkdtemp(prefix="citavial-allowlist-")) / "allowlist.json"
+    out.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return out
+
+
+@lru_cache(maxsize=1)
+def allowlist() -> Allowlist:
+    return load_allowlist(allowlist_path())
+
+
+_TOKEN = re.compile(r"[a-z0-9]{3,}")
+
+
+def _terms(text: str) -> set[str]:
+    return {t[:6] for t in _TOKEN.findall(normalize(text))}
+
+
+class LexicalRetriever:
+    """Rank allowlist passages by shared 6-letter stems with the question (ties: ref asc)."""
+
+    index_version = "test-lexical-1"
+
+    def __init__(self, allow: Allowlist) -> None:
+        self.allow = allow
+        self.docs = [(ref, _terms(e.text)) for ref, e in sorted(allow.entries.items())]
+
+    def search(self, question: str, k: int) -> SearchResult:
+        q = _terms(question)
+        scored = sorted(((len(q & terms), ref) for ref, terms in self.docs if q & terms),
+                        key=lambda x: (-x[0], x[1]))[:k]
+        hits = tuple(SearchHit(ref=ref, unit_ref=ref.split(".")[0], url=self.allow.get(ref).url,
+                               score=float(s), rank=i + 1, label=self.allow.get(ref).label,
+                               text=self.allow.get(ref).text)
+                     for i, (s, ref) in enumerate(scored))
+        top = float(scored[0][0]) if scored else 0.0
+        return SearchResult(query=question, hits=hits, backend="test-lexical",
+                            index_version=self.index_version,
+                            evidence=(("overlap_top", top),))
+
+
+class ScriptedModel:
+    """A stand-in for worker.model.Model that yields fixed pieces; records its requests."""
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.pieces = list(pieces)
+        self.requests: list[str] = []
+        self.closed = False
+
+    def stream(self, request: str):
+        self.requests.append(request)
+        try:
+            yield from self.pieces
+        finally:
+            self.closed = True
+
+
+SCRIPTED_STATUS = ModelStatus(True, "completion", "/scripted.gguf", "scripted.gguf",
+                              "0" * 64, "loaded")
+TEST_CALIBRATION = Calibration(gate=None, support_threshold=0.6, calibrated=False)
