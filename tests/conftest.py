@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import date
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "corpus"
-SITE_SRC = ROOT / "site_src"
-AS_OF = date(2026, 11, 29)
+from support import AS_OF, CORPUS, ROOT, SITE_SRC  # noqa: F401 - re-exported for fixtures
 
 
 @pytest.fixture(scope="session")

@@ -135,6 +135,11 @@ Z = '<p id="z">zzz</p>'
 
 STRUCTURE = [
     Case("br-straddle", Z + '<p id="a">uno<br>dos tres</p>', _t("uno dos"), None),
+    Case("br-newline-term", Z + '<p id="a">uno<br>dos tres</p>', _t("uno\ndos"), "a"),
+    Case("br-spaces-newline-term", Z + '<p id="a">uno <br> dos tres</p>', _t("uno\ndos"), "a"),
+    Case("br-spaces-term-space", Z + '<p id="a">uno <br> dos tres</p>', _t("uno \ndos"), None),
+    Case("pre-newline-term", Z + '<pre id="a">uno\ndos tres</pre>', _t("uno\ndos"), "a"),
+    Case("pre-double-space", Z + '<pre id="a">uno  dos</pre>', _t("uno  dos"), "a"),
     Case("br-after", Z + '<p id="a">uno<br>dos tres</p>', _t("dos tres"), "a"),
     Case("td-straddle", Z + '<table><tr><td id="a">uno</td><td id="b">dos</td></tr></table>',
          _t("uno dos"), None),

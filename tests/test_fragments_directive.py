@@ -100,12 +100,12 @@ PAGE = """
     ("t", "Artículo 5. Uso de la vía", "exact", False),
     ("a", "La vía pública es de todos.", "exact", False),
     ("b", "la via publica es de todos.", "exact", True),
-    ("c", "Uno dos tres cuatro cinco seis siete ocho nueve diez.\nOnce doce trece.", "range", False),
+    ("c", "Uno dos tres cuatro cinco seis siete ocho nueve diez.\nOnce doce trece.", "exact", False),
     ("d", "Primer párrafo. Segundo párrafo.", "range", False),
     ("e", "circular por la vía", "exact", False),
     ("e", "ircular por", "exact", False),  # widened to whole words
     ("f", "La vía pública es de todos.", "exact", True),
-], ids=["heading", "first-of-duplicates", "duplicate-needs-suffix", "br-range", "div-range",
+], ids=["heading", "first-of-duplicates", "duplicate-needs-suffix", "across-br", "div-range",
         "inline", "widened", "duplicate-needs-prefix"])
 def test_deep_links(anchor, text, kind, context):
     page = read_page(PAGE)

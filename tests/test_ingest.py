@@ -8,7 +8,7 @@ import pytest
 
 from build.ingest import ingest
 from build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED
-from conftest import CORPUS
+from support import CORPUS
 
 TEXTO = CORPUS / "BOE-A-2003-23514.xml"
 META = CORPUS / "BOE-A-2003-23514.metadatos.xml"

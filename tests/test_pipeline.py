@@ -11,7 +11,7 @@ import pytest
 from build.cli import main
 from build.errors import BuildError
 from build.pipeline import build_site
-from conftest import AS_OF, CORPUS, SITE_SRC
+from support import AS_OF, CORPUS, SITE_SRC
 
 
 def _tree_hash(path):

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import ROOT
+from support import ROOT
 
 CORE = ROOT / "site_src" / "static" / "practice-core.js"
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is required")

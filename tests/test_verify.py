@@ -13,7 +13,7 @@ from build.guides import Citation
 from build.pipeline import build_site, load_regulation
 from build.refs import parse_ref
 from build.verify import Pages, check_quote
-from conftest import AS_OF, CORPUS, SITE_SRC
+from support import AS_OF, CORPUS, SITE_SRC
 
 
 @pytest.fixture(scope="module")

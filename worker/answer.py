@@ -121,21 +121,19 @@ class _Run:
         deps = self.deps
         passages = [(n, e.label, e.text) for n, e in enumerate(self.entries, 1)]
         request = render_request(deps.prompt, passages, self.q)
-        guard, clean, seg = SlotGuard(len(self.entries)), TextSanitizer(), Segmenter()
+        guard = SlotGuard(len(self.entries), primed=deps.prompt.prefill)
+        clean, seg = TextSanitizer(), Segmenter(deps.prompt.slots)
+        out: list[Event] = []
+        self._items(guard.primed_items(), clean, seg, out)
         stream = deps.model.stream(request)
         try:
             for piece in stream:
                 if self.cancelled():
                     self.stopped = "client_disconnected"
                     return
-                out: list[Event] = []
-                for kind, value in guard.feed(piece):
-                    if kind == CITE:
-                        self._text(seg, clean.flush(), out)
-                        out.append(("token", {"s": seg.cite(value), "cite": value}))
-                    else:
-                        self._text(seg, clean.feed(value), out)
+                self._items(guard.feed(piece), clean, seg, out)
                 yield from self._send(out)
+                out = []
                 if guard.cut is not None:
                     break
         finally:
@@ -146,6 +144,17 @@ class _Run:
         self._text(seg, clean.flush(), out)
         yield from self._send(out)
         yield from self._judge(seg.finish()[1])
+
+    def _items(self, items: list, clean: TextSanitizer, seg: Segmenter,
+               out: list[Event]) -> None:
+        for kind, value in items:
+            if kind == CITE:
+                self._text(seg, clean.flush(), out)
+                s, closed = seg.cite(value)
+                out.extend(self._judge(closed))
+                out.append(("token", {"s": s, "cite": value}))
+            else:
+                self._text(seg, clean.feed(value), out)
 
     def _text(self, seg: Segmenter, text: str, out: list[Event]) -> None:
         pieces, closed = seg.text(text)

@@ -33,11 +33,22 @@ class Cut:
 class SlotGuard:
     """Split model output into text and in-range citations; cut at the first bad slot."""
 
-    def __init__(self, n_sources: int) -> None:
+    def __init__(self, n_sources: int, primed: str = "") -> None:
+        """``primed``: text the prompt already wrote for the model (a prefill such as
+        "[[REF:"); it is judged like model output but counts as no token."""
         self.n_sources = n_sources
         self.cut: Cut | None = None
         self._candidate = ""
         self._tokens = 0
+        if primed:
+            self._primed = self.feed(primed)
+            self._tokens = 0
+        else:
+            self._primed = []
+
+    def primed_items(self) -> list[tuple[str, str | int]]:
+        """Items the prefill itself produced (text before its open slot, if any)."""
+        return list(self._primed)
 
     def feed(self, piece: str) -> list[tuple[str, str | int]]:
         """Consume one model token; return the items it makes safe, in order."""

@@ -11,6 +11,8 @@ Format::
     stop: ["\\n\\n", "Pregunta:"]  # JSON values are decoded
     passage: "[{n}] {label}: {text}"
     passage_chars: 480             # a passage longer than this is cut at a word, with "…"
+    prefill: "[[REF:"              # optional: the request ends with the start of the answer
+    slots: before                  # optional: slots open their sentence ("before") or close it
     ---
     @@ prefix                      # completion: the fixed few-shot prefix (KV-cached)
     …
@@ -45,6 +47,8 @@ class Prompt:
     stop: tuple[str, ...]
     passage: str          # format of one numbered passage: {n}, {label}, {text}
     passage_chars: int
+    prefill: str          # the answer's first characters, already in the request
+    slots: str            # "before": a slot opens its sentence; "after": it closes it
     fixed: str            # the cached part: few-shot prefix or system message
     request: str          # the per-question part: {passages}, {question}
     path: str
@@ -79,13 +83,17 @@ def load_prompt(path: Path) -> Prompt:
     if not isinstance(meta["version"], int) or not isinstance(meta["stop"], list):
         raise BuildError(f"{path}: frontmatter", "version must be an integer and stop a JSON "
                          "list", fix)
+    prefill, slots = str(meta.get("prefill", "")), str(meta.get("slots", "after"))
+    if not request.endswith(prefill) or slots not in ("before", "after"):
+        raise BuildError(f"{path}: prefill/slots", f"the request must end with the prefill "
+                         f"{prefill!r} and slots be 'before' or 'after' (got {slots!r})", fix)
     fixed = sections[fixed_name].strip("\n")
     if mode == "completion":
         fixed += "\n\n"   # the request starts a new example, exactly like the few-shot ones
     return Prompt(id=str(meta["id"]), version=meta["version"], model=str(meta["model"]),
                   mode=mode, max_tokens=int(meta["max_tokens"]), stop=tuple(meta["stop"]),
                   passage=str(meta["passage"]), passage_chars=int(meta["passage_chars"]),
-                  fixed=fixed, request=request, path=str(path))
+                  prefill=prefill, slots=slots, fixed=fixed, request=request, path=str(path))
 
 
 def render_request(prompt: Prompt, passages: list[tuple[int, str, str]], question: str) -> str:

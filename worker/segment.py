@@ -3,8 +3,11 @@
 Each piece of text and each citation is given the index of the sentence it belongs to, as it
 streams, so a client can wrap sentences and strike one out when it is retracted. A sentence
 ends at ``. ! ? …`` followed by whitespace and then a character that can open a sentence
-(capital, digit, ``¿ ¡``). A citation written after the full stop but before the next sentence
-starts ("… 50 km/h. [[REF:2]] La …") belongs to the sentence it follows.
+(capital, digit, ``¿ ¡``).
+
+Where a citation written between two sentences ("… 50 km/h. [[REF:2]] La …") belongs depends on
+the prompt's convention: with ``slots="after"`` it closes the sentence it follows; with
+``slots="before"`` it opens the next one.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ class Sentence:
 class Segmenter:
     """Feed safe text and citations; get (sentence index, text) pieces and closed sentences."""
 
-    def __init__(self) -> None:
+    def __init__(self, slots: str = "after") -> None:
+        self.slots = slots
         self.sentences: list[Sentence] = [Sentence(0)]
         self._after_end = False   # the last non-space character ended a sentence
         self._held = ""           # whitespace after a sentence end, not yet assigned
@@ -56,10 +60,16 @@ class Segmenter:
             self._append(pieces, ch)
         return _merge(pieces), closed
 
-    def cite(self, n: int) -> int:
-        """Attach citation ``n`` to the sentence it belongs to; return that sentence's index."""
+    def cite(self, n: int) -> tuple[int, list[Sentence]]:
+        """Attach citation ``n`` to the sentence it belongs to; return that sentence's index
+        and the sentence it closed, if it opens a new one."""
+        closed = []
+        if self.slots == "before" and self._after_end and self.current.text.strip():
+            closed.append(self.current)
+            self.sentences.append(Sentence(len(self.sentences)))
+            self._after_end = False
         self.current.cites.append(n)
-        return self.current.index
+        return self.current.index, closed
 
     def finish(self) -> tuple[list[tuple[int, str]], list[Sentence]]:
         """End of the answer: the last sentence closes (trailing whitespace is dropped)."""

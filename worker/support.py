@@ -1,8 +1,11 @@
 """Does a sentence say what its cited passage says? A lexical support score.
 
-``support(sentence, passage)`` is the share of the sentence's content words (stopwords dropped,
-compared by a 5-letter stem after ``build.normalize.normalize``) that occur in the passage, in
-[0, 1]: the same scale for every answer, so it is reported with each citation. Every number of
+``support(sentence, passage)`` is, in [0, 1], the mean of two shares: of the sentence's content
+words (stopwords dropped, compared by a 5-letter stem after ``build.normalize.normalize``) that
+occur in the passage, and of its consecutive content-word pairs that occur, in that order, in
+the passage. The pairs catch a sentence stitched from the passage's words in a new order
+("prohibido … brazo extendido"). The scale is the same for every answer, so the score is
+reported with each citation. Every number of
 the sentence must also occur in the passage ("120", "3.500", "0,5"): a sentence that changes a
 figure is unsupported whatever its score. The threshold is calibrated (worker/calibration.json).
 
@@ -57,21 +60,33 @@ def numbers(text: str) -> set[str]:
     return out
 
 
+def stem_sequence(text: str) -> list[str]:
+    """The content words of ``text`` in order, as stems."""
+    return [w[:STEM] for w in _WORD.findall(normalize(text)) if w not in STOPWORDS]
+
+
 def stems(text: str) -> set[str]:
-    words = _WORD.findall(normalize(text))
-    return {w[:STEM] for w in words if w not in STOPWORDS}
+    return set(stem_sequence(text))
+
+
+def _pairs(seq: list[str]) -> set[tuple[str, str]]:
+    return set(zip(seq, seq[1:]))
 
 
 def support(sentence: str, passage: str, threshold: float) -> Support:
     """Score ``sentence`` against ``passage``; supported iff score ≥ threshold and no new number."""
     sentence = sentence.replace(OMITTED, " ")
-    content = stems(sentence)
+    seq = stem_sequence(sentence)
+    content = set(seq)
     said = numbers(normalize(sentence))
     if not content and not said:
         return Support(0.0, False, "no_content")
-    found = content & stems(passage)
+    passage_seq = stem_sequence(passage)
     have = numbers(normalize(passage))
-    score = round((len(found) + len(said & have)) / (len(content) + len(said)), 4)
+    words = (len(content & set(passage_seq)) + len(said & have)) / (len(content) + len(said))
+    pairs = _pairs(seq)
+    ordered = len(pairs & _pairs(passage_seq)) / len(pairs) if pairs else words
+    score = round((words + ordered) / 2, 4)
     missing = tuple(sorted(said - have))
     if missing:
         return Support(score, False, "number_not_in_passage", missing)

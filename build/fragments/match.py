@@ -152,10 +152,8 @@ def _skip_space(page: PageText, pos: int) -> int | None:
 def _text_offset(block: Block, local: int, is_end: bool) -> int:
     if not is_end:
         return block.offsets[local]
-    if local >= len(block.norm):
-        return len(block.text)
-    end = block.offsets[local]
-    while end > 0 and block.text[end - 1] == " ":
+    end = block.offsets[min(local, len(block.norm))]
+    while end > 0 and block.text[end - 1] in _WS:
         end -= 1
     return end
 

@@ -10,10 +10,10 @@ adding anything. Rules, each measured in Chromium 156 (tests/browser):
   details, summary, legend, fieldset, button, math, …) and every element whose inline
   ``style`` sets a non-inline display (block, inline-block, flex, grid, table-*, list-item…).
   Text directly inside a block around a nested block is its own block ("anonymous" text).
-- ``<br>`` ends a block here. Chromium keeps it as a "\\n" inside the block, so a term matches
-  across it only if the term itself contains a newline (``%0A``); a term with a space never
-  does. Generated terms never contain newlines, so splitting is equivalent and keeps terms
-  single-line. Newlines in ``<pre>`` (and ``white-space: pre*``) are treated the same way.
+- ``<br>`` does NOT end a block: it is a "\\n" inside it (spaces around it are not rendered).
+  A term matches across it only if the term itself has that newline (``uno%0Ados`` matches
+  ``uno<br>dos``, ``uno%20dos`` does not), while context (prefix/suffix) skips it as
+  whitespace. Newlines in ``<pre>`` (and ``white-space: pre``/``pre-line``) are the same.
 - ``<input>`` and ``<hr>`` break blocks and contribute no text. ``<img>`` (alt text is NOT
   searchable), ``<select>``, ``<meter>``, ``<progress>``, ``<iframe>``, ``<video>``,
   ``<canvas>``, ``<object>`` contribute nothing and do NOT break (``uno <img> dos`` matches
@@ -143,8 +143,8 @@ _BLOCK = frozenset(
     "summary table tbody td tfoot th thead tr ul xmp".split()
 )
 _PRE = frozenset("pre listing xmp plaintext".split())
-_SKIP_K, _BREAK_K, _BLOCK_K, _INLINE_K, _TEXTAREA_K, _SVG_K = range(6)
-_TEXT, _COLLAPSIBLE = 0, 1
+_SKIP_K, _BREAK_K, _LINE_K, _BLOCK_K, _INLINE_K, _TEXTAREA_K, _SVG_K = range(7)
+_TEXT, _COLLAPSIBLE, _NEWLINE = 0, 1, 2
 
 
 class _Ctx(NamedTuple):
@@ -174,7 +174,9 @@ def _kind(el, tag: str, style: dict[str, str]) -> int:
     display = style.get("display", "")
     if display == "none":
         return _SKIP_K
-    if tag in ("br", "input", "hr"):
+    if tag == "br":
+        return _LINE_K
+    if tag in ("input", "hr"):
         return _BREAK_K
     if tag == "textarea":
         return _TEXTAREA_K
@@ -227,7 +229,9 @@ class _Walker:
         if kind == _SKIP_K:
             return
         inner = self.child_ctx(el, tag, style, ctx)
-        if kind == _BREAK_K:
+        if kind == _LINE_K:
+            self.run.append(("\n", ctx.chain, _NEWLINE))
+        elif kind == _BREAK_K:
             self.flush(ctx.block_chain)
         elif kind == _TEXTAREA_K:
             self.flush(ctx.block_chain)
@@ -278,8 +282,7 @@ class _Walker:
             if ch == "\r":
                 continue
             if ch == "\n" and ws != "normal":
-                self.flush(ctx.block_chain)
-                run = self.run
+                run.append(("\n", chain, _NEWLINE))
             elif ch in " \t\n" and (ws == "normal" or (ws == "pre-line" and ch != "\n")):
                 run.append((" ", chain, _COLLAPSIBLE))
             else:
@@ -290,8 +293,11 @@ class _Walker:
         run, self.run = self.run, []
         out: list[tuple[str, Chain, int]] = []
         for item in run:
-            if item[2] == _COLLAPSIBLE and (not out or out[-1][2] == _COLLAPSIBLE):
-                continue  # collapse a whitespace run; drop it at the start of the block
+            if item[2] == _COLLAPSIBLE and (not out or out[-1][2] != _TEXT):
+                continue  # collapse a whitespace run; drop it at a block or line start
+            if item[2] == _NEWLINE:
+                while out and out[-1][2] == _COLLAPSIBLE:
+                    out.pop()  # spaces before a forced line break are not rendered
             out.append(item)
         while out and out[-1][2] == _COLLAPSIBLE:
             out.pop()  # trailing whitespace of the block

@@ -15,15 +15,15 @@ import numpy as np
 
 from ..errors import BuildError
 from ..models import Passage
-from .analyze import analyze
+from .analyze import analyze as _analyze
 from .bm25 import build_bm25
-from .collect import collect, contexts
+from .collect import collect, contexts, groups
 from .embed import load_embedder
-from .hooks import DEFAULT_HOOKS, hooks_version, load_hooks
+from .hooks import DEFAULT_HOOKS, hooks_version, load_hooks, promoted_hooks
 from .search import Settings
 from .store import write_index
 
-__all__ = ["build_index", "collect", "DEFAULT_HOOKS"]
+__all__ = ["build_index", "collect", "promoted_hooks", "DEFAULT_HOOKS"]
 
 BUNDLE_LIMIT = 32 * 2**20   # a model up to this size is copied into dist/index/model/
 DEFAULT_SETTINGS = Settings()
@@ -31,6 +31,12 @@ DEFAULT_SETTINGS = Settings()
 
 def passage_url(p: Passage, urls: Mapping[str, str]) -> str:
     return urls.get(p.ref) or f"{p.page}#{p.anchor}"
+
+
+def _group_rows(passages: Sequence[Passage]) -> list[int]:
+    keys = groups(passages)
+    row = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    return [row[k] for k in keys]
 
 
 def _bm25_arrays(prefix: str, m) -> dict[str, np.ndarray]:
@@ -46,9 +52,18 @@ def _model_info(folder: Path, name: str) -> tuple[dict, Path | None]:
 
 
 def _backend(settings: Settings, model: str, hooks: str) -> str:
+    """E.g. "bm25+model2vec(citavial-static-v1)+hooks-v1"; "bm25-exact" when BM25 only acts
+    through the exact-term bonus."""
     w = dict(settings.weights)
-    parts = [name for name, on in (("bm25", w.get("bm25")), (f"model2vec({model})",
-             w.get("vector")), (f"{hooks}(model2vec({model}))", w.get("hooks"))) if on]
+    parts = []
+    if w.get("bm25"):
+        parts.append("bm25")
+    elif settings.exact_bonus:
+        parts.append("bm25-exact")
+    if w.get("vector"):
+        parts.append(f"model2vec({model})")
+    if w.get("hooks"):
+        parts.append(hooks)
     return "+".join(parts)
 
 
@@ -72,9 +87,9 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str], hooks_path
     row = {p.ref: i for i, p in enumerate(passages)}
     units = list(dict.fromkeys(p.unit_ref for p in passages))
     unit_row = {u: i for i, u in enumerate(units)}
-    bm = build_bm25([analyze(f"{p.label}. {p.title}") + analyze(ctx[p.ref]) + analyze(p.text)
+    bm = build_bm25([_analyze(f"{p.label}. {p.title}") + _analyze(ctx[p.ref]) + _analyze(p.text)
                      for p in passages])
-    hbm = build_bm25([analyze(h.question) for h in hooks])
+    hbm = build_bm25([_analyze(h.question) for h in hooks])
     pvec = embedder.encode([f"{p.title} {ctx[p.ref]} {p.text}" for p in passages])
     hvec = embedder.encode([h.question for h in hooks])
     model, bundle = _model_info(embedder.path, embedder.name)
@@ -83,7 +98,8 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str], hooks_path
         "passages": {"refs": [p.ref for p in passages], "urls": [passage_url(p, urls)
                      for p in passages], "labels": [p.label for p in passages],
                      "texts": [p.text for p in passages], "units": units,
-                     "unit_of": [unit_row[p.unit_ref] for p in passages]},
+                     "unit_of": [unit_row[p.unit_ref] for p in passages],
+                     "group_of": _group_rows(passages)},
         "terms": {"passages": list(bm.vocab), "hooks": list(hbm.vocab)},
         "hooks": {"questions": [h.question for h in hooks], "version": hv},
     }

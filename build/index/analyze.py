@@ -121,3 +121,14 @@ def analyze(text: str) -> list[str]:
             found.append((m.start(), stem(w)))
     found.sort(key=lambda t: t[0])
     return [t for _, t in found]
+
+
+def is_exact(term: str) -> bool:
+    """Whether a term names something exactly: an article or annex designator, a sign code, a
+    number with its unit or a decimal ("art48", "anexoii", "m-6.3", "50km/h", "0,5"); plain
+    integers are too common to count."""
+    if term.startswith("art") and term[3:4].isdigit():
+        return True
+    if term.startswith("anexo") and len(term) > 5:
+        return True
+    return any(c.isdigit() for c in term) and not term.isdigit()

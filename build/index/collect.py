@@ -71,3 +71,20 @@ def contexts(passages: Sequence[Passage]) -> dict[str, str]:
                 parts.append(heading[p.unit_ref])
         out[p.ref] = " ".join(reversed(parts))
     return out
+
+
+def groups(passages: Sequence[Passage]) -> list[str]:
+    """The roll-up key of each passage: its unit, except in the long annex sections numbered
+    by paragraph (ANEXO I §5 has 260), where each subheading opens a group of its own, so that
+    a catalogue section cannot hide every other topic of its annex behind one passage."""
+    known = {p.ref for p in passages}
+    out = []
+    current: dict[str, str] = {}
+    for p in passages:
+        parent = parent_ref(p.ref, known)
+        if (parent is None or parent == p.unit_ref) and _is_subheading(p.text):
+            current[p.unit_ref] = p.ref
+        flat = parent is None or parent == p.unit_ref
+        out.append(current.get(p.unit_ref, p.unit_ref) if flat and p.unit_ref in current
+                   else p.unit_ref)
+    return out

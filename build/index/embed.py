@@ -58,18 +58,37 @@ def _check_folder(path: Path, spec: str) -> Path:
 
 class Embedder:
     """A loaded static model. ``encode`` returns float32 rows of unit length (zero rows for
-    texts with no known word)."""
+    texts with no known word): the mean of the tokens' vectors, as model2vec's StaticModel
+    computes it (tests/test_index_embed.py checks they agree). The files are read directly
+    with safetensors and tokenizers, so a query process does not import model2vec and
+    huggingface_hub (half a second); layouts this reader does not know go through StaticModel.
+    """
 
     def __init__(self, folder: Path) -> None:
-        from model2vec import StaticModel
+        from safetensors.numpy import load_file
         self.path = Path(folder)
-        self.model = StaticModel.from_pretrained(self.path, force_download=False)
         config = json.loads((self.path / "config.json").read_text(encoding="utf-8"))
         self.name = config.get("citavial_name") or self.path.name
         # Our own models know stems: a word missing from the vocabulary falls back to its stem.
         self.stem_fallback = bool(config.get("citavial_stem_fallback"))
-        self.matrix = np.asarray(self.model.embedding, dtype=np.float32)
-        self.vocab = self.model.tokenizer.get_vocab() if self.stem_fallback else {}
+        tensors = load_file(str(self.path / "model.safetensors"))
+        self._static = None
+        if "embeddings" not in tensors or "weights" in tensors or "mapping" in tensors:
+            from model2vec import StaticModel
+            self._static = StaticModel.from_pretrained(self.path, force_download=False)
+            self.matrix = np.asarray(self._static.embedding, dtype=np.float32)
+            return
+        self.matrix = np.asarray(tensors["embeddings"], dtype=np.float32)
+        if self.stem_fallback:
+            tok = json.loads((self.path / "tokenizer.json").read_text(encoding="utf-8"))
+            self.vocab: dict[str, int] = tok["model"]["vocab"]
+        else:
+            from tokenizers import Tokenizer
+            self.tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))
+            self.tokenizer.no_padding()
+            self.tokenizer.no_truncation()
+            unk = getattr(self.tokenizer.model, "unk_token", None)
+            self.unk_id = self.tokenizer.token_to_id(unk) if unk else None
 
     def __repr__(self) -> str:
         return f"Embedder({self.name}, dim {self.dim})"
@@ -79,6 +98,7 @@ class Embedder:
         return int(self.matrix.shape[1])
 
     def token_ids(self, text: str) -> list[int]:
+        """Vocabulary ids of ``text``'s words (stem-fallback models)."""
         out = []
         for w in words(text):
             i = self.vocab.get(w)
@@ -88,16 +108,21 @@ class Embedder:
                 out.append(i)
         return out
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def _ids(self, texts: Sequence[str]) -> list[list[int]]:
         if self.stem_fallback:
+            return [self.token_ids(t) for t in texts]
+        encs = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [[i for i in e.ids if i != self.unk_id] for e in encs]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self._static is not None:
+            vecs = np.asarray(self._static.encode(list(texts), use_multiprocessing=False),
+                              dtype=np.float32).reshape(len(texts), -1)
+        else:
             vecs = np.zeros((len(texts), self.dim), dtype=np.float32)
-            for row, text in enumerate(texts):
-                ids = self.token_ids(text)
+            for row, ids in enumerate(self._ids(texts)):
                 if ids:
                     vecs[row] = self.matrix[ids].mean(axis=0)
-        else:
-            vecs = np.asarray(self.model.encode(list(texts), use_multiprocessing=False),
-                              dtype=np.float32).reshape(len(texts), -1)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         return np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -75,13 +75,14 @@ def _unit_of(searcher: Searcher, ref: str) -> str:
 
 
 def _score_channel(searcher: Searcher, positives: Sequence[Question],
-                   settings: Settings) -> dict[str, Any]:
-    firsts = {"article": [], "apartado": []}
-    ndcgs = {"article": [], "apartado": []}
+                   rank: Callable[[str], list[tuple[str, str]]]) -> dict[str, Any]:
+    """Metrics of one ranking function (question → [(ref, unit_ref)…]) over the positives."""
+    firsts: dict[str, list[int]] = {"article": [], "apartado": []}
+    ndcgs: dict[str, list[float]] = {"article": [], "apartado": []}
     for q in positives:
-        hits = searcher.search(q.question, k=DEPTH, settings=settings).hits
-        units = [h.unit_ref for h in hits]
-        aparts = [M.apartado_key(h.ref, h.unit_ref) for h in hits]
+        hits = rank(q.question)
+        units = [u for _, u in hits]
+        aparts = [M.apartado_key(r, u) for r, u in hits]
         rel_u = {_unit_of(searcher, r) for r in q.expected}
         rel_a = {M.apartado_key(r, _unit_of(searcher, r)) for r in q.expected}
         for level, keys, rel in (("article", units, rel_u), ("apartado", aparts, rel_a)):
@@ -93,6 +94,25 @@ def _score_channel(searcher: Searcher, positives: Sequence[Question],
         out[level] = {**M.summarize(f, n, KS),
                       "ci95": {k: list(v) for k, v in M.bootstrap(f, n, KS).items()}}
     return out
+
+
+def _searcher_ranking(searcher: Searcher, settings: Settings):
+    def rank(question: str) -> list[tuple[str, str]]:
+        return [(h.ref, h.unit_ref)
+                for h in searcher.search(question, k=DEPTH, settings=settings).hits]
+    return rank
+
+
+def _static_ranking(searcher: Searcher, path: Path):
+    """The static page's search (export.client_search over dist/search-index.js)."""
+    from .export import client_search, read_static
+    data = read_static(path)
+    head = searcher.refs[0].partition("#")[0]
+
+    def rank(question: str) -> list[tuple[str, str]]:
+        refs = [f"{head}#{frag}" for frag, _ in client_search(data, question, DEPTH)]
+        return [(r, _unit_of(searcher, r)) for r in refs]
+    return rank
 
 
 def channel_settings(base: Settings) -> dict[str, Settings]:
@@ -164,12 +184,17 @@ def _splits(positives: Sequence[Question], first: list[int]) -> dict[str, Any]:
     return out
 
 
-def evaluate(searcher: Searcher, golden_path: Path) -> dict[str, Any]:
-    """The full report of ``searcher`` on the golden file (deterministic: no timings)."""
+def evaluate(searcher: Searcher, golden_path: Path,
+             static_index: Path | None = None) -> dict[str, Any]:
+    """The full report of ``searcher`` on the golden file (deterministic: no timings); with
+    ``static_index`` (dist/search-index.js) the static page's search is scored too."""
     questions = load_golden(golden_path)
     positives = [q for q in questions if q.kind == "positive"]
-    channels = {name: _score_channel(searcher, positives, s)
-                for name, s in channel_settings(searcher.settings).items()}
+    rankers = {name: _searcher_ranking(searcher, s)
+               for name, s in channel_settings(searcher.settings).items()}
+    if static_index is not None and Path(static_index).is_file():
+        rankers["static"] = _static_ranking(searcher, Path(static_index))
+    channels = {name: _score_channel(searcher, positives, r) for name, r in rankers.items()}
     fused_first = channels["fused"]["first"]
     missing = sorted({r for q in positives for r in q.expected if r not in searcher.ref_row})
     report = {

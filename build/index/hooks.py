@@ -16,7 +16,15 @@ import numpy as np
 from ..errors import BuildError
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_HOOKS = ROOT / "corpus" / "hooks" / "hooks-v1.jsonl"
+# The promoted version: the one the search uses. Promote a new hooks-vN.jsonl only if
+# `citavial eval` improves with it (and golden/baseline.json then records the new figure).
+PROMOTED = "hooks-v1.jsonl"
+DEFAULT_HOOKS = ROOT / "corpus" / "hooks" / PROMOTED
+
+
+def promoted_hooks(corpus_dir: Path) -> Path:
+    """corpus_dir/hooks/<the promoted version>."""
+    return Path(corpus_dir) / "hooks" / PROMOTED
 
 
 @dataclass(frozen=True)

@@ -15,39 +15,49 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import BuildError
 from ..models import SearchHit, SearchResult
 from . import fuse
-from .analyze import analyze
+from .analyze import analyze, is_exact
 from .bm25 import Bm25Matrix
 from .embed import Embedder
 from .evidence import features
 from .hooks import best_per_passage
 
 CHANNELS = ("bm25", "vector", "hooks")
+REF_SCORE = 1.0   # above any RRF score: a question that is a reference gets that reference first
 
 
 @dataclass(frozen=True)
 class Settings:
     """How channels are combined; the defaults are stored in the index manifest."""
 
-    weights: tuple[tuple[str, float], ...] = (("bm25", 1.0), ("vector", 1.0), ("hooks", 1.0))
-    rrf_k: int = fuse.RRF_K
+    # Chosen on the golden set's odd ids without near-duplicate hooks (tests/bench/
+    # bench_search.py --sweep): BM25 in the fusion lowered recall there, so it only acts
+    # through ``exact_bonus`` and the evidence; collapsing after fusion beat before.
+    weights: tuple[tuple[str, float], ...] = (("bm25", 0.0), ("hooks", 1.0), ("vector", 0.5))
+    rrf_k: int = 30
     depth: int = 100          # how deep each channel's ranking enters the fusion
     collapse: str = "after"   # "after" or "before" fusion (see fuse.py)
-    per_unit: int = 1         # passages of one unit allowed in the head of the list
+    per_unit: int = 1         # passages of one roll-up group allowed in the head of the list
+    # A question naming something exactly (analyze.is_exact: "art. 94", "M-6.3", "50 km/h")
+    # is answered by the passages that contain it, however few channels agree: each such
+    # passage gets this many rank-1 votes (scaled by the share of exact terms it holds).
+    exact_bonus: float = 2.0
 
     def __repr__(self) -> str:
         return f"Settings({dict(self.weights)}, {self.collapse}, per_unit={self.per_unit})"
 
     def as_json(self) -> dict[str, Any]:
         return {"weights": dict(self.weights), "rrf_k": self.rrf_k, "depth": self.depth,
-                "collapse": self.collapse, "per_unit": self.per_unit}
+                "collapse": self.collapse, "per_unit": self.per_unit,
+                "exact_bonus": self.exact_bonus}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> "Settings":
         return cls(weights=tuple(sorted(obj["weights"].items())), rrf_k=int(obj["rrf_k"]),
                    depth=int(obj["depth"]), collapse=obj["collapse"],
-                   per_unit=int(obj["per_unit"]))
+                   per_unit=int(obj["per_unit"]), exact_bonus=float(obj["exact_bonus"]))
 
 
 def _bm25(arrays: dict[str, np.ndarray], prefix: str, vocab: list[str]) -> Bm25Matrix:
@@ -79,6 +89,7 @@ class Searcher:
         self.labels, self.texts = p["labels"], p["texts"]
         self.units: list[str] = p["units"]
         self.unit_of = np.asarray(p["unit_of"], dtype=np.int64)
+        self.group_of = np.asarray(p["group_of"], dtype=np.int64)
         self.tiebreak = _sorted_rank(self.refs)
         self.unit_tiebreak = _sorted_rank(self.units)
         self.bm25 = _bm25(arrays, "bm25", docs["terms"]["passages"])
@@ -96,12 +107,18 @@ class Searcher:
 
     @classmethod
     def load(cls, index_dir: Path) -> "Searcher":
-        from .store import read_index
+        from .store import FIX, read_index
         from .embed import load_embedder
         manifest, docs, arrays = read_index(index_dir)
-        model = manifest["model"]
-        folder = Path(index_dir) / "model" if model.get("bundled") else model["path"]
-        return cls(manifest, docs, arrays, load_embedder(folder))
+        try:
+            model = manifest["model"]
+            folder = Path(index_dir) / "model" if model.get("bundled") else model["path"]
+            embedder = load_embedder(folder)
+            return cls(manifest, docs, arrays, embedder)
+        except (KeyError, TypeError, ValueError, IndexError) as err:
+            raise BuildError(str(Path(index_dir) / "manifest.json"),
+                             f"search index is incomplete or from another citavial version "
+                             f"({type(err).__name__}: {err})", FIX) from None
 
     def channel_scores(self, question: str) -> dict[str, np.ndarray]:
         """Each channel's score of every passage, plus the raw hook-level scores."""
@@ -115,6 +132,28 @@ class Searcher:
                 "hooks_lex": best_per_passage(hook_lex, self.hook_passage, len(self.refs)),
                 "hooks_cos": best_per_passage(hook_cos, self.hook_passage, len(self.refs)),
                 "_terms": terms, "_hook_lex": hook_lex, "_hook_cos": hook_cos}
+
+    def exact_bonus(self, terms: list[str]) -> np.ndarray:
+        """Per passage, the share of the question's exact terms it contains."""
+        exact = sorted({self.term_ids[t] for t in terms if t in self.term_ids and is_exact(t)})
+        share = np.zeros(len(self.refs), dtype=np.float64)
+        for t in exact:
+            lo, hi = self.bm25.indptr[t], self.bm25.indptr[t + 1]
+            share[self.bm25.docs[lo:hi]] += 1.0 / len(exact)
+        return share
+
+    def named(self, question: str) -> np.ndarray:
+        """The passages a question that is only a reference names ("artículo 82.2", "anexo I,
+        5"): the ref itself and what hangs from it, in document order."""
+        from ..refs import RefError, parse_ref
+        if len(question) > 60:
+            return np.zeros(0, dtype=np.int64)
+        try:
+            ref = parse_ref(question.strip().rstrip("?.").lstrip("¿"))
+        except RefError:
+            return np.zeros(0, dtype=np.int64)
+        return np.array([i for i, r in enumerate(self.refs)
+                         if r == ref or r.startswith(ref + ".")], dtype=np.int64)
 
     def rankings(self, scores: dict[str, Any], depth: int) -> dict[str, np.ndarray]:
         tb = self.tiebreak
@@ -131,13 +170,21 @@ class Searcher:
         ranks = self.rankings(scores, s.depth)
         weights = dict(s.weights)
         fused = fuse.rrf(ranks, len(self.refs), weights, s.rrf_k)
+        if s.exact_bonus:
+            fused += self.exact_bonus(scores["_terms"]) * (s.exact_bonus / (s.rrf_k + 1))
         if s.collapse == "before":
             ranked = fuse.collapse_before({c: r for c, r in ranks.items() if weights.get(c)},
                                           fused, self.unit_of, len(self.units),
                                           self.unit_tiebreak, self.tiebreak, weights, s.rrf_k)
         else:
             ranked = fuse.order(fused, self.tiebreak)
-        ranked = fuse.diversify(ranked, self.unit_of, s.per_unit)[:k]
+        ranked = fuse.diversify(ranked, self.group_of, s.per_unit)
+        named = self.named(question)
+        if len(named):
+            fused = fused.copy()
+            fused[named] = REF_SCORE
+            ranked = np.concatenate([named, ranked[~np.isin(ranked, named)]])
+        ranked = ranked[:k]
         positions = {c: _positions(r, len(self.refs)) for c, r in ranks.items()}
         hits = tuple(
             SearchHit(ref=self.refs[i], unit_ref=self.units[self.unit_of[i]], url=self.urls[i],

@@ -27,7 +27,7 @@ from ..atomic import write_bytes, write_text
 from ..models import Passage
 from .analyze import STOP_WORDS, stem, words
 from .collect import contexts
-from .hooks import Hook
+from .hooks import DEFAULT_HOOKS, Hook
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "citavial-static-v1"
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--corpus", type=Path, default=ROOT / "corpus")
     p.add_argument("--as-of", type=date.fromisoformat, default=date(2026, 11, 29))
-    p.add_argument("--hooks", type=Path, default=ROOT / "corpus" / "hooks" / "hooks-v1.jsonl")
+    p.add_argument("--hooks", type=Path, default=DEFAULT_HOOKS)
     p.add_argument("--out", type=Path, default=ROOT / "corpus" / "embeddings" / NAME)
     p.add_argument("--dim", type=int, default=DIM)
     args = p.parse_args(argv)

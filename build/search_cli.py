@@ -1,0 +1,140 @@
+"""`citavial search` and `citavial eval`: the prebuilt index (dist/index/) from the command line.
+
+build/cli.py registers them with ``add_parsers(subparsers)``. Both read what `citavial build`
+wrote; neither re-indexes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from .atomic import write_text
+from .errors import BuildError
+from .models import SearchResult
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN_DIR = ROOT / "golden"
+
+
+def latest_golden(golden_dir: Path = GOLDEN_DIR) -> Path:
+    """The highest golden-vN.jsonl (later versions contain the earlier ones)."""
+    found = sorted(((int(m.group(1)), p) for p in Path(golden_dir).glob("golden-v*.jsonl")
+                    if (m := re.fullmatch(r"golden-v(\d+)\.jsonl", p.name))))
+    if not found:
+        raise BuildError(str(golden_dir), "has no golden-vN.jsonl file",
+                         "pass --golden FILE")
+    return found[-1][1]
+
+
+def result_json(result: SearchResult, with_text: bool = False) -> dict[str, Any]:
+    """One result as the JSON the --json and --batch outputs print."""
+    hits = []
+    for h in result.hits:
+        hit = {"rank": h.rank, "ref": h.ref, "unit_ref": h.unit_ref, "url": h.url,
+               "score": h.score, "label": h.label, "channels": dict(h.channels)}
+        if with_text:
+            hit["text"] = h.text
+        hits.append(hit)
+    return {"query": result.query, "backend": result.backend,
+            "index_version": result.index_version, "results": hits,
+            "evidence": dict(result.evidence)}
+
+
+def _load(dist: Path):
+    from worker.retrieve import load_retriever
+    return load_retriever(dist)
+
+
+def _print_human(result: SearchResult, out: TextIO) -> None:
+    print(f"{len(result.hits)} resultados · {result.backend} · índice {result.index_version}",
+          file=out)
+    for h in result.hits:
+        text = h.text if len(h.text) <= 160 else h.text[:157].rsplit(" ", 1)[0] + "…"
+        print(f"{h.rank:>2}. {h.label} — {h.ref}  ({h.score:.4f})\n    {h.url}\n    {text}",
+              file=out)
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    if (args.question is None) == (args.batch is None):
+        raise BuildError("citavial search", "needs either a question or --batch FILE "
+                         "(not both)", 'run `citavial search "pregunta"` or '
+                         "`citavial search --batch preguntas.txt`")
+    retriever = _load(args.dist)
+    if args.batch is not None:
+        lines = _read_batch(args.batch)
+        for q in lines:
+            print(json.dumps(result_json(retriever.search(q, k=args.k)), ensure_ascii=False,
+                             sort_keys=True))
+        return 0
+    result = retriever.search(args.question, k=args.k)
+    if args.json:
+        print(json.dumps(result_json(result, with_text=True), ensure_ascii=False,
+                         sort_keys=True, indent=2))
+    else:
+        _print_human(result, sys.stdout)
+    return 0
+
+
+def _read_batch(path: str) -> list[str]:
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise BuildError(str(p), "batch file not found",
+                             "pass a text file with one question per line (or - for stdin)")
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise BuildError(str(p), f"is not UTF-8 text ({err.reason} at byte {err.start})",
+                             "save it as UTF-8, one question per line") from None
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from .index.evaluate import evaluate, table
+    from .index.search import Searcher
+    golden = args.golden or latest_golden()
+    searcher = Searcher.load(Path(args.dist) / "index")
+    report = evaluate(searcher, golden, static_index=Path(args.dist) / "search-index.js")
+    if args.json:
+        write_text(Path(args.json), json.dumps(report, ensure_ascii=False, sort_keys=True,
+                                               indent=2) + "\n")
+    print(table(report))
+    return 0
+
+
+def _k(value: str) -> int:
+    try:
+        k = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"-k {value!r} is not a number; use e.g. -k 10") from None
+    if not 1 <= k <= 100:
+        raise argparse.ArgumentTypeError(f"-k {k} is out of range; use 1 to 100")
+    return k
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Register `search` and `eval` on build/cli.py's subparsers."""
+    s = subparsers.add_parser("search", help="search the prebuilt index in dist/")
+    s.add_argument("question", nargs="?", help="a question or words, in Spanish")
+    s.add_argument("-k", type=_k, default=10, help="number of results (1-100, default 10)")
+    s.add_argument("--json", action="store_true", help="print the result as JSON")
+    s.add_argument("--batch", metavar="FILE",
+                   help="one question per line (- for stdin) → one JSON object per line")
+    s.add_argument("--dist", type=Path, default=ROOT / "dist",
+                   help="site built by `citavial build` (default: dist/)")
+    s.set_defaults(func=_cmd_search)
+
+    e = subparsers.add_parser("eval", help="evaluate the search on the golden set")
+    e.add_argument("--golden", type=Path, default=None,
+                   help="golden JSONL file (default: the latest golden/golden-vN.jsonl)")
+    e.add_argument("--json", metavar="OUT", help="also write the full report as JSON to OUT")
+    e.add_argument("--dist", type=Path, default=ROOT / "dist",
+                   help="site built by `citavial build` (default: dist/)")
+    e.set_defaults(func=_cmd_eval)

@@ -1,0 +1,190 @@
+"""Benchmark: search index build, load and query latency, and recall on the golden set.
+
+Prints figures; asserts nothing. Run:
+    .venv/bin/python tests/bench/bench_search.py [--runs N] [--sweep]
+Targets (issue 4): index build <= 10 s; load <= 1 s; query p50 <= 2 ms, p95 <= 10 ms (after
+warm-up, over the golden questions); article recall@5 >= 0.90, apartado recall@5 >= 0.70.
+--sweep also prints the variants that were tried to choose the defaults (channel weights,
+collapse before/after fusion, roll-up, hooks on/off), on the whole golden set, on its odd ids
+("dev", where the defaults were chosen) and on the questions without a near-duplicate hook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from build.index import build_index, collect  # noqa: E402
+from build.index.evaluate import evaluate, load_golden, nearest_hook, table  # noqa: E402
+from build.index.search import Searcher  # noqa: E402
+from build.pipeline import load_regulation  # noqa: E402
+from build.search_cli import latest_golden  # noqa: E402
+
+AS_OF = date(2026, 11, 29)
+HOOKS = ROOT / "corpus" / "hooks" / "hooks-v1.jsonl"
+LOAD_SNIPPET = ("import sys, time; t = time.perf_counter(); sys.path.insert(0, {root!r}); "
+                "from worker.retrieve import load_retriever; r = load_retriever({dist!r}); "
+                "r.search('velocidad máxima en autopista', k=10); "
+                "print(time.perf_counter() - t)")
+
+
+def _pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def bench_build(passages, runs: int, out: Path) -> list[float]:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        build_index(passages, {}, HOOKS, out)
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def bench_load(dist: Path, runs: int) -> tuple[list[float], list[float]]:
+    """(in-process Searcher.load seconds, fresh-process import+load+first query seconds)."""
+    inproc, fresh = [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        Searcher.load(dist / "index")
+        inproc.append(time.perf_counter() - t)
+        code = LOAD_SNIPPET.format(root=str(ROOT), dist=str(dist))
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True)
+        fresh.append(float(res.stdout.strip().splitlines()[-1]))
+    return inproc, fresh
+
+
+def bench_queries(searcher: Searcher, questions: list[str], rounds: int) -> list[float]:
+    for q in questions:                      # warm-up: caches, first-call costs
+        searcher.search(q, k=10)
+    lat = []
+    for _ in range(rounds):
+        for q in questions:
+            t = time.perf_counter()
+            searcher.search(q, k=10)
+            lat.append((time.perf_counter() - t) * 1000)
+    return lat
+
+
+def _first_hits(searcher: Searcher, positives, settings) -> tuple[list[int], list[int]]:
+    from build.index import metrics as M
+    from build.index.evaluate import _unit_of
+    art, apt = [], []
+    for q in positives:
+        hits = searcher.search(q.question, k=30, settings=settings).hits
+        ru = {_unit_of(searcher, r) for r in q.expected}
+        ra = {M.apartado_key(r, _unit_of(searcher, r)) for r in q.expected}
+        art.append(M.first_hit([h.unit_ref for h in hits], ru))
+        apt.append(M.first_hit([M.apartado_key(h.ref, h.unit_ref) for h in hits], ra))
+    return art, apt
+
+
+def _row(name: str, searcher: Searcher, positives, settings, masks) -> str:
+    art, apt = _first_hits(searcher, positives, settings)
+    cells = []
+    for mask in masks.values():
+        sel = [i for i, keep in enumerate(mask) if keep]
+        a = sum(0 < art[i] <= 5 for i in sel) / len(sel)
+        b = sum(0 < apt[i] <= 5 for i in sel) / len(sel)
+        cells.append(f"{a:.3f}/{b:.3f}")
+    mrr = sum(1 / f for f in art if f) / len(art)
+    return f"{name:<34} " + "  ".join(f"{c:>11}" for c in cells) + f"  {mrr:.3f}"
+
+
+def sweep(searcher: Searcher, golden: Path, passages, tmp: Path) -> None:
+    """The variants tried to choose the defaults (article/apartado recall@5, article MRR)."""
+    from build.index.train import train
+    positives = [q for q in load_golden(golden) if q.kind == "positive"]
+    near = nearest_hook(positives, searcher.hook_questions)
+    masks = {"all": [True] * len(positives),
+             "dev(odd)": [int(q.id.lstrip("g")) % 2 == 1 for q in positives],
+             "J<0.5": [j < 0.5 for j in near]}
+    masks["dev&J<0.5"] = [a and b for a, b in zip(masks["dev(odd)"], masks["J<0.5"])]
+    print("variants: article/apartado recall@5 per subset (n=" + ", ".join(
+        f"{k} {sum(v)}" for k, v in masks.items()) + "), article MRR on all")
+    print(f"{'variant':<34} " + "  ".join(f"{k:>11}" for k in masks) + "    MRR")
+    d = searcher.settings
+    variants = [
+        ("bm25 alone", replace(d, weights=(("bm25", 1.0),), exact_bonus=0.0)),
+        ("vector alone", replace(d, weights=(("vector", 1.0),), exact_bonus=0.0)),
+        ("hooks alone", replace(d, weights=(("hooks", 1.0),), exact_bonus=0.0)),
+        ("bm25+vector 1:1, k60", replace(d, weights=(("bm25", 1.0), ("vector", 1.0)),
+                                         rrf_k=60)),
+        ("bm25+vector+hooks 1:1:1, k60", replace(d, weights=(
+            ("bm25", 1.0), ("vector", 1.0), ("hooks", 1.0)), rrf_k=60)),
+        ("default + bm25 0.25", replace(d, weights=tuple(sorted(
+            {**dict(d.weights), "bm25": 0.25}.items())))),
+        ("default, collapse before fusion", replace(d, collapse="before")),
+        ("default, 2 passages per group", replace(d, per_unit=2)),
+        ("default, no exact bonus", replace(d, exact_bonus=0.0)),
+        ("default", d),
+    ]
+    for name, settings in variants:
+        print(_row(name, searcher, positives, settings, masks))
+    # No hooks at all: no hook channel, and vectors trained on the passages alone.
+    empty = tmp / "no-hooks.jsonl"
+    empty.write_text("", encoding="utf-8")
+    model = tmp / "citavial-static-nohooks"
+    train(passages, (), model, name=model.name)
+    build_index(passages, {}, empty, tmp / "nohooks", embeddings=str(model))
+    bare = Searcher.load(tmp / "nohooks" / "index")
+    print(_row("no hooks: bm25+vector 1:1, k60", bare, positives,
+               replace(d, weights=(("bm25", 1.0), ("vector", 1.0)), rrf_k=60), masks))
+    print(_row("no hooks: vector alone", bare, positives,
+               replace(d, weights=(("vector", 1.0),), exact_bonus=0.0), masks))
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--sweep", action="store_true")
+    args = p.parse_args()
+    golden = latest_golden()
+    t = time.perf_counter()
+    passages = collect(load_regulation(ROOT / "corpus", AS_OF))
+    ingest_s = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as tmp:
+        dist = Path(tmp) / "dist"
+        builds = bench_build(passages, args.runs, dist)
+        inproc, fresh = bench_load(dist, args.runs)
+        searcher = Searcher.load(dist / "index")
+        qs = [q.question for q in load_golden(golden)]
+        lat = bench_queries(searcher, qs, rounds=5)
+        size = sum(f.stat().st_size for f in (dist / "index").rglob("*") if f.is_file())
+        static = (dist / "search-index.js").stat().st_size
+        print(f"citavial search benchmark · {len(passages)} passages · backend "
+              f"{searcher.backend} · index {searcher.version}")
+        print(f"(ingest for the benchmark: {ingest_s:.2f} s)")
+        print(f"index build        median {statistics.median(builds):.2f} s  max "
+              f"{max(builds):.2f} s  (n={len(builds)}; target <= 10 s)")
+        print(f"index size         {size / 1024:.0f} KB in dist/index/, static page index "
+              f"{static / 1024:.0f} KB")
+        print(f"load in-process    median {statistics.median(inproc) * 1000:.0f} ms  max "
+              f"{max(inproc) * 1000:.0f} ms  (n={len(inproc)})")
+        print(f"load fresh process median {statistics.median(fresh):.2f} s  max "
+              f"{max(fresh):.2f} s  (imports + load + first query; n={len(fresh)}; "
+              f"target <= 1 s)")
+        print(f"query latency      p50 {_pct(lat, 50):.2f} ms  p95 {_pct(lat, 95):.2f} ms  "
+              f"max {max(lat):.2f} ms  (n={len(lat)}: {len(qs)} golden questions x 5, k=10, "
+              f"after warm-up; targets p50 <= 2 ms, p95 <= 10 ms)")
+        print()
+        print(table(evaluate(searcher, golden, static_index=dist / "search-index.js")))
+        if args.sweep:
+            print()
+            sweep(searcher, golden, passages, Path(tmp))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

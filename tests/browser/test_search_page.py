@@ -1,0 +1,82 @@
+"""The static search page in Debian's Chromium, opened from file:// with no server and no
+worker: its JavaScript must rank exactly as the Python reference (export.client_search)."""
+
+from __future__ import annotations
+
+import shutil
+from urllib.parse import quote
+
+import pytest
+
+from build.index.export import client_search, read_static
+from build.render import ExtraPage, render_pages
+from index_helpers import ROOT, built_dist
+
+pytestmark = pytest.mark.browser
+SITE_SRC = ROOT / "site_src"
+
+QUESTIONS = [
+    "¿Puedo aparcar en doble fila?",
+    "luces largas en un túnel",
+    "velocidad máxima de una moto en autovía",
+    "adelantaré en una curva",          # unseen inflection: prefix fallback to a known stem
+    "camion de 3.500 kg",
+    "0,5 gramos por litro",
+    "constructor toString",             # words that are Object.prototype members in JS
+    "zzzz",
+]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, reg):
+    out = tmp_path_factory.mktemp("search-site")
+    render_pages(reg, SITE_SRC, out, [ExtraPage("buscar.html", "search.html", {})])
+    shutil.copytree(SITE_SRC / "static", out / "static")
+    shutil.copy(built_dist() / "search-index.js", out / "search-index.js")
+    return out
+
+
+@pytest.fixture
+def tab(browser):
+    context = browser.new_context()
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def _results(tab):
+    return tab.eval_on_selector_all(
+        "#buscar-resultados li a", "els => els.map(a => [a.textContent, a.getAttribute('href')])")
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_page_ranks_like_the_python_reference(site, tab, question):
+    data = read_static(site / "search-index.js")
+    expected = client_search(data, question, 20)
+    docs = {d[0]: d for d in data["docs"]}
+    tab.goto(f"{(site / 'buscar.html').as_uri()}?q={quote(question)}")
+    tab.wait_for_function("document.getElementById('buscar-estado').textContent !== ''")
+    got = _results(tab)
+    assert [href for _, href in got] == [docs[ref][2] for ref, _ in expected]
+    assert [text.rsplit(" · ", 1)[1] for text, _ in got] == [ref for ref, _ in expected]
+    if not expected:
+        assert "Sin resultados" in tab.text_content("#buscar-estado")
+
+
+def test_typing_a_question_and_following_a_result(site, tab):
+    tab.goto((site / "buscar.html").as_uri())
+    tab.fill("#buscar-q", "¿Quién tiene prioridad en una glorieta?")
+    tab.click("button[type=submit]")
+    tab.wait_for_selector("#buscar-resultados li")
+    first = _results(tab)[0]
+    assert first[1].startswith("art") and ".html#" in first[1]
+    assert "resultados para «¿Quién tiene prioridad en una glorieta?»" in \
+        tab.text_content("#buscar-estado")
+
+
+def test_missing_index_says_how_to_fix(site, tab, tmp_path):
+    bare = tmp_path / "bare"
+    shutil.copytree(site, bare)
+    (bare / "search-index.js").unlink()
+    tab.goto((bare / "buscar.html").as_uri())
+    assert "citavial build" in tab.text_content("#buscar-estado")

@@ -1,0 +1,43 @@
+"""Shared by the tests/test_index_*.py modules: one search index built per test process."""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+AS_OF = date(2026, 11, 29)   # as tests/conftest.py (imported by path, not as "conftest":
+                             # tests/browser/ has a conftest of its own)
+
+HOOKS = ROOT / "corpus" / "hooks" / "hooks-v1.jsonl"
+_CACHE: dict[str, object] = {}
+
+
+def passages():
+    if "passages" not in _CACHE:
+        from build.index import collect
+        from build.pipeline import load_regulation
+        _CACHE["passages"] = collect(load_regulation(CORPUS, AS_OF))
+    return _CACHE["passages"]
+
+
+def built_dist() -> Path:
+    """A dist/ holding only the search index of the real corpus (built once, read-only)."""
+    if "dist" not in _CACHE:
+        from build.index import build_index
+        tmp = Path(tempfile.mkdtemp(prefix="citavial-index-"))
+        atexit.register(shutil.rmtree, tmp, True)
+        build_index(passages(), {}, HOOKS, tmp / "dist")
+        _CACHE["dist"] = tmp / "dist"
+    return _CACHE["dist"]
+
+
+def searcher():
+    if "searcher" not in _CACHE:
+        from build.index.search import Searcher
+        _CACHE["searcher"] = Searcher.load(built_dist() / "index")
+    return _CACHE["searcher"]

@@ -1,0 +1,29 @@
+"""The CI gate of issue 4: the search must not lose article-level recall@5 on the golden set.
+
+golden/baseline.json holds the figure measured when the defaults were chosen; raise it when the
+search improves (and say why in the commit), never lower it to make this test pass.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from build.index.evaluate import evaluate
+from index_helpers import ROOT, built_dist, searcher
+
+BASELINE = ROOT / "golden" / "baseline.json"
+
+
+@pytest.mark.slow
+def test_article_recall_at_5_does_not_drop_below_the_baseline():
+    base = json.loads(BASELINE.read_text(encoding="utf-8"))
+    report = evaluate(searcher(), ROOT / "golden" / base["golden"],
+                      static_index=built_dist() / "search-index.js")
+    fused = report["channels"]["fused"]
+    got = fused["article"]["recall@5"]
+    assert report["golden"]["positives"] == base["positives"], "golden file changed: re-measure"
+    assert got >= base["article_recall@5"], (
+        f"article recall@5 {got} < baseline {base['article_recall@5']} on {base['golden']} "
+        f"(apartado {fused['apartado']['recall@5']}, backend {report['index']['backend']})")

@@ -1,0 +1,20 @@
+"""`python -m worker`: the same as `citavial serve` (same options)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .cli import add_parsers
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m worker")
+    sub = parser.add_subparsers(dest="command")
+    add_parsers(sub)
+    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""The worker's `citavial` subcommands: serve, ask, model-setup, calibrate.
+
+``add_parsers(subparsers)`` registers them on the main CLI (build/cli.py); each sets ``func``
+to a function of the parsed arguments that returns the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+
+
+def add_parsers(subparsers) -> None:
+    s = subparsers.add_parser("serve", help="serve dist/ and the answer API on 127.0.0.1:8000")
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--dist", type=Path, default=DIST, help="the built site (default dist/)")
+    s.add_argument("--rate", type=float, default=20,
+                   help="questions per minute per client (0 = unlimited)")
+    s.add_argument("--queue", type=int, default=4, help="answers that may wait for the model")
+    s.add_argument("--no-model", action="store_true", help="extractive answers only")
+    s.set_defaults(func=_cmd_serve)
+
+    a = subparsers.add_parser("ask", help="answer a question (or a file of them) and exit")
+    a.add_argument("question", nargs="?", help="the question, in Spanish")
+    a.add_argument("--json", action="store_true", help="print one JSON object")
+    a.add_argument("--batch", type=Path, metavar="FILE",
+                   help="one question per line in; one JSON object per line out")
+    a.add_argument("--dist", type=Path, default=DIST)
+    a.add_argument("--no-model", action="store_true", help="extractive answers only")
+    a.set_defaults(func=_cmd_ask)
+
+    m = subparsers.add_parser("model-setup",
+                              help="assemble and verify the default model once (set-up)")
+    m.add_argument("--path", type=Path, default=None, help="where to write the GGUF")
+    m.set_defaults(func=_cmd_model_setup)
+
+    c = subparsers.add_parser("calibrate", help="fit the abstention gate and support threshold "
+                              "on the golden set → worker/calibration.json")
+    c.add_argument("--golden", type=Path, default=ROOT / "golden" / "golden-v1.jsonl")
+    c.add_argument("--labels", type=Path, default=ROOT / "worker" / "support-labels.jsonl")
+    c.add_argument("--dist", type=Path, default=DIST)
+    c.set_defaults(func=_cmd_calibrate)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import serve
+    serve(args.dist, host=args.host, port=args.port, ask_per_minute=args.rate,
+          max_waiting=args.queue, load_llm=not args.no_model)
+    return 0
+
+
+def _cmd_model_setup(args: argparse.Namespace) -> int:
+    from .model import assemble_default, sha256_file
+    path = assemble_default(args.path)
+    print(f"model ready: {path} (sha256 {sha256_file(path)})")
+    return 0
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from .calibrate import calibrate
+    print(calibrate(args.golden, args.labels, args.dist))
+    return 0
+
+
+def _cmd_ask(args: argparse.Namespace) -> int:
+    from .answer import answer
+    from .collect import collect
+    from .serve import load_deps
+    from .validate import InvalidInput, check_question
+    if bool(args.question) == bool(args.batch):
+        print("citavial ask: give either a question or --batch FILE", file=sys.stderr)
+        return 2
+    deps, why, _ = load_deps(args.dist, load_llm=not args.no_model)
+    if deps is None:
+        print(f"citavial ask: cannot answer: {why}", file=sys.stderr)
+        return 1
+    if args.batch:
+        return _batch(args.batch, deps)
+    try:
+        question = check_question(args.question)
+    except InvalidInput as bad:
+        print(f"citavial ask: {bad}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(_public(collect(answer(question, deps))), ensure_ascii=False))
+        return 0
+    _print_human(collect(answer(question, deps)))
+    return 0
+
+
+def _batch(path: Path, deps) -> int:
+    from .answer import answer
+    from .collect import collect
+    from .validate import InvalidInput, check_question
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        print(f"citavial ask: {path}: cannot read ({err}); give a UTF-8 text file, one "
+              "question per line", file=sys.stderr)
+        return 1
+    status = 0
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = _public(collect(answer(check_question(line), deps)))
+        except InvalidInput as bad:
+            record, status = {"line": lineno, "ok": False, "error": str(bad)}, 1
+        print(json.dumps(record, ensure_ascii=False), flush=True)
+    return status
+
+
+def _public(record: dict) -> dict:
+    """The documented CLI record: answered, abstain_reason, text, citations, latencies, model."""
+    return {
+        "answered": record["answered"], "mode": record["mode"],
+        "abstain_reason": record["abstain_reason"], "text": record["text"],
+        "citations": [{"n": c["n"], "ref": c["ref"], "url": c["url"], "quote": c["quote"]}
+                      for c in record["citations"]],
+        "retracted": len(record["retractions"]), "latencies": record["latencies"],
+        "model": record["model"], "prompt": record["prompt"],
+        "index_version": record["index_version"],
+    }
+
+
+def _print_human(record: dict) -> None:
+    if record["mode"] == "abstained":
+        print(f"(sin respuesta: {record['abstain_reason']}) {record['message']}")
+        return
+    print(record["text"])
+    for c in record["citations"]:
+        print(f"\n[{c['n']}] {c['label']} — {c['url']}\n    «{c['quote']}»")
+    if record["retractions"]:
+        print(f"\n({len(record['retractions'])} frase(s) retirada(s) por falta de respaldo)")

@@ -1,0 +1,56 @@
+"""Retrieve: the worker's access to the search index that `citavial build` wrote into dist/.
+
+The worker never indexes: it loads dist/index/ (checked against its manifest's hashes) once at
+start-up and asks it questions. Every hit carries its allowlisted deep link (``url``), and every
+result the evidence features the abstention gate reads (see build/index/evidence.py; `citavial
+eval` reports how well each separates answerable questions from the others, with a threshold).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from build.errors import BuildError
+from build.index.search import Searcher
+from build.models import SearchResult
+
+MAX_K = 100
+
+
+class Retriever:
+    """A loaded, read-only index; safe to share between request threads."""
+
+    def __init__(self, searcher: Searcher) -> None:
+        self._searcher = searcher
+
+    def __repr__(self) -> str:
+        return f"Retriever({self.backend}, index {self.index_version})"
+
+    @property
+    def backend(self) -> str:
+        return self._searcher.backend
+
+    @property
+    def index_version(self) -> str:
+        return self._searcher.version
+
+    def search(self, question: str, k: int = 10) -> SearchResult:
+        """The ``k`` best passages for ``question`` (an empty question gets no hits)."""
+        if not isinstance(question, str):
+            raise TypeError(f"question must be a str, got {type(question).__name__}")
+        if not 1 <= k <= MAX_K:
+            raise ValueError(f"k={k!r} is out of range; use 1 to {MAX_K}")
+        if not question.strip():
+            return SearchResult(query=question, hits=(), backend=self.backend,
+                                index_version=self.index_version)
+        return self._searcher.search(question, k=k)
+
+
+def load_retriever(dist_dir: Path) -> Retriever:
+    """Load ``dist_dir``/index/. A missing, corrupt or outdated index raises BuildError naming
+    the file and the fix (run `citavial build`)."""
+    index_dir = Path(dist_dir) / "index"
+    if not Path(dist_dir).is_dir():
+        raise BuildError(str(dist_dir), "site directory not found",
+                         "run `citavial build` to create dist/")
+    return Retriever(Searcher.load(index_dir))

@@ -1,0 +1,99 @@
+"""Start the worker: load allowlist, index, prompt, calibration and model, then serve.
+
+``load_state`` never raises for a missing part: without a model the worker answers
+extractively; without an index or allowlist it still serves the static site, and the API and
+/health say why it cannot answer. Nothing here touches the network but the loopback socket.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from build.errors import BuildError
+
+from .allowlist import load_allowlist
+from .answer import DEFAULT_K, Deps
+from .app import WorkerState, create_app
+from .calibration import load_calibration
+from .limits import InferenceSlot, RateLimiter
+from .model import load_model, model_mode
+from .prompts import DEFAULT_PROMPTS, PROMPTS_DIR, load_prompt
+
+log = logging.getLogger("citavial.worker")
+WARMUP_QUESTION = "¿Cuál es la velocidad máxima en autopista?"
+
+
+def load_retriever(dist_dir: Path):
+    """The search engineer's worker/retrieve.py, imported late so the worker starts without it."""
+    from .retrieve import load_retriever as load
+    return load(dist_dir)
+
+
+def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Path | None = None,
+              load_llm: bool = True, k: int = DEFAULT_K) -> tuple[Deps | None, str, dict]:
+    """(deps, why-unavailable, index info)."""
+    dist_dir = Path(dist_dir)
+    try:
+        allow = load_allowlist(dist_dir / "allowlist.json")
+    except BuildError as err:
+        return None, f"allowlist not loaded: {err}", {"loaded": False}
+    try:
+        t0 = time.perf_counter()
+        retriever = load_retriever(dist_dir)
+        probe = retriever.search(WARMUP_QUESTION, k)
+        index = {"loaded": True, "version": probe.index_version, "backend": probe.backend,
+                 "load_seconds": round(time.perf_counter() - t0, 3)}
+    except ImportError as err:
+        return None, f"index not loaded: worker/retrieve.py is missing ({err})", \
+            {"loaded": False}
+    except (BuildError, OSError, ValueError) as err:
+        return None, f"index not loaded: {err}", {"loaded": False, "reason": str(err)}
+    prompt = load_prompt(prompt_path or PROMPTS_DIR / DEFAULT_PROMPTS[model_mode()])
+    calibration = load_calibration()
+    if load_llm:
+        model, status = load_model(prompt, model_path)
+    else:
+        from .model import ModelStatus
+        model, status = None, ModelStatus(False, prompt.mode, None, None, None,
+                                          "the language model was switched off (--no-model)")
+    deps = Deps(retriever=retriever, allowlist=allow, prompt=prompt, model=model,
+                model_status=status, calibration=calibration, k=k)
+    return deps, "", index
+
+
+def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int = 4,
+               **kwargs) -> WorkerState:
+    deps, why, index = load_deps(dist_dir, **kwargs)
+    if deps is None:
+        log.warning("worker cannot answer: %s", why)
+    elif deps.model is None:
+        log.warning("extractive-only: %s", deps.model_status.reason)
+    return WorkerState(dist_dir=Path(dist_dir), deps=deps, unavailable=why, index_info=index,
+                       ask_limiter=RateLimiter(ask_per_minute, burst=max(1, int(
+                           min(ask_per_minute, 5)))),
+                       search_limiter=RateLimiter(ask_per_minute * 6, burst=20),
+                       slot=InferenceSlot(max_waiting))
+
+
+def make_server(state: WorkerState, host: str = "127.0.0.1", port: int = 8000,
+                threads: int = 8):
+    """A waitress server (not yet running) for ``state``; ``port=0`` picks a free port."""
+    from waitress.server import create_server
+    # channel_request_lookahead lets the app see a client disconnect while it generates
+    # (environ["waitress.client_disconnected"]); waitress flushes each write (send_bytes=1).
+    return create_server(create_app(state), host=host, port=port, threads=threads,
+                         channel_request_lookahead=5, ident="citavial",
+                         clear_untrusted_proxy_headers=True)
+
+
+def serve(dist_dir: Path, host: str = "127.0.0.1", port: int = 8000, **kwargs) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    state = load_state(dist_dir, **kwargs)
+    server = make_server(state, host, port)
+    mode = ("generative" if state.deps and state.deps.model else
+            "extractive-only" if state.deps else "static site only")
+    print(f"citavial worker on http://{server.effective_host}:{server.effective_port}/ "
+          f"({mode})", flush=True)
+    server.run()
