@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="API base URL (the test suite points it at a local server)")
     f.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
     f.set_defaults(func=_cmd_fetch)
+
+    from .search_cli import add_parsers as add_search_parsers
+    add_search_parsers(sub)
     return p
 
 

@@ -71,11 +71,7 @@ def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:
                                  f"prueba en navegador, {links['date']}", bad=True))
     retrieval = _load(reports_dir / "retrieval.json")
     if retrieval:
-        r = retrieval["summary"]
-        figs.append(Figure("Búsqueda: el artículo correcto entre los 5 primeros resultados",
-                           f"{r['article_recall@5']:.2f} (IC 95 % {r['article_recall@5_ci'][0]:.2f}–"
-                           f"{r['article_recall@5_ci'][1]:.2f})".replace(".", ","),
-                           str(r["n_positive"]), f"conjunto de evaluación, {retrieval['date']}"))
+        figs.extend(_retrieval_figures(retrieval))
     answers = _load(reports_dir / "answers.json")
     if answers:
         a = answers["summary"]
@@ -83,3 +79,24 @@ def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:
                                  a["invented_refs"], a["n_citations"],
                                  f"evaluación del asistente, {answers['date']}", bad=True))
     return figs
+
+
+def _retrieval_figures(report: dict) -> list[Figure]:
+    """Article-level recall@5 of the default (fused) search, and the same figure without the
+    golden questions that have a near-duplicate question hook (the decontaminated one)."""
+    fused = report["channels"]["fused"]
+    source = f"conjunto de evaluación {report['golden']['file']}, índice {report['index']['version']}"
+    out = []
+    for level, what in (("article", "el artículo correcto"), ("apartado", "el apartado correcto")):
+        r = fused[level]
+        lo, hi = r["ci95"]["recall@5"]
+        out.append(Figure(f"Búsqueda: {what} entre los 5 primeros resultados",
+                          f"{r['recall@5']:.3f} (IC 95 % {lo:.3f}–{hi:.3f})".replace(".", ","),
+                          str(report["golden"]["positives"]), source))
+    clean = report.get("leakage", {}).get("jaccard<0.8")
+    if clean:
+        out.append(Figure("Búsqueda sin las preguntas de evaluación parecidas a las preguntas de "
+                          "apoyo del índice: artículo / apartado entre los 5 primeros",
+                          f"{clean['article_recall@5']:.3f} / {clean['apartado_recall@5']:.3f}"
+                          .replace(".", ","), str(clean["n"]), source))
+    return out

@@ -17,6 +17,7 @@ from .atomic import staged_dir, write_text
 from .corpus import verify_corpus
 from .figures import collect_figures
 from .guides import Citation, guide_pages, read_guides
+from .index import build_index, collect, promoted_hooks
 from .ingest import ingest
 from .models import Regulation
 from .practice import bank_json, read_bank
@@ -96,6 +97,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                                                      "slip": "0,10"}}),
             ExtraPage("porque.html", "porque.html",
                       {"figures": collect_figures(gate, Path(reports_dir))}),
+            ExtraPage("buscar.html", "search.html", {}),
         ]
         pages += render_pages(reg, site_src, stage, extra)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
@@ -103,12 +105,16 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         write_text(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
         write_json(stage / "gate-report.json", gate)
-    t4 = time.perf_counter()
+        t4 = time.perf_counter()
+        index_report = build_index(collect(reg), {e.ref: e.url for e in allowlist},
+                                   promoted_hooks(Path(corpus_dir)), stage)
+    t5 = time.perf_counter()
     return (f"built {len(pages)} pages, {len(reg.units)} units, {len(allowlist)} citable passages "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
             f"({len(guides)} guides, {len(bank)} practice questions), deep links "
             f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
-            f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s)")
+            f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s, index {t5 - t4:.2f} s); "
+            f"{index_report}")
 
 
 def _count(items) -> dict[str, int]:

@@ -140,6 +140,9 @@ STRUCTURE = [
     Case("br-spaces-term-space", Z + '<p id="a">uno <br> dos tres</p>', _t("uno \ndos"), None),
     Case("pre-newline-term", Z + '<pre id="a">uno\ndos tres</pre>', _t("uno\ndos"), "a"),
     Case("pre-double-space", Z + '<pre id="a">uno  dos</pre>', _t("uno  dos"), "a"),
+    Case("br-trailing-newline-term", Z + '<p id="a">uno dos<br></p>', _t("uno dos\n"), None),
+    Case("br-leading-newline-term", Z + '<p id="a"><br>uno dos</p>', _t("\nuno dos"), None),
+    Case("br-double", Z + '<p id="a">uno<br><br>dos</p>', _t("uno\n\ndos"), "a"),
     Case("br-after", Z + '<p id="a">uno<br>dos tres</p>', _t("dos tres"), "a"),
     Case("td-straddle", Z + '<table><tr><td id="a">uno</td><td id="b">dos</td></tr></table>',
          _t("uno dos"), None),
@@ -176,6 +179,16 @@ STRUCTURE = [
          _t("secreto"), "a"),
     Case("details-closed", Z + '<details><summary>res</summary><p id="h">secreto</p></details>'
          '<p id="a">secreto</p>', _t("secreto"), "h"),
+    Case("details-single-text-node", Z + '<details id="d"><summary>r</summary>x uno dos y'
+         '</details>', _t("uno dos"), "d"),
+    Case("details-two-text-nodes", Z + '<details id="d"><summary>r</summary><em>x uno</em> dos y'
+         '</details><p id="a">uno dos</p>', _t("uno dos"), None),
+    Case("details-range-two-children", Z + '<details id="d"><summary>r</summary><p id="h">uno x'
+         '</p><p id="h2">dos</p></details>', _t("uno", "dos"), None),
+    Case("details-range-in-div", Z + '<details id="d"><summary>r</summary><div id="w"><p>uno x'
+         '</p><p>dos</p></div></details>', _t("uno", "dos"), "w"),
+    Case("details-prefix-skips-hidden", Z + '<details id="d"><summary>resumen</summary><p id="h">'
+         'uno dos</p></details><p id="a">uno dos</p>', _t("uno dos", prefix="resumen"), "a"),
     Case("until-found", Z + '<div id="h" hidden="until-found">secreto</div><p id="a">secreto</p>',
          _t("secreto"), "h"),
     Case("dialog-closed", Z + '<dialog id="h">secreto</dialog><p id="a">secreto</p>',

@@ -19,7 +19,7 @@ CASES = [
      [("a", "uno dos tres")]),
     ("nbsp-kept", '<p id="a">art.&nbsp; 5</p>', [("a", "art.\u00a0 5")]),
     ("br-is-a-newline", '<p id="a">uno<br>dos</p>', [("a", "uno\ndos")]),
-    ("spaces-around-br", '<p id="a">uno <br> dos <br></p>', [("a", "uno\ndos\n")]),
+    ("spaces-around-br", '<p id="a">uno <br> dos <br></p>', [("a", "uno\ndos")]),
     ("td-th-cells", '<table id="t"><tr><th>h</th><td id="c">x</td></tr></table>',
      [("t", "h"), ("c", "x")]),
     ("li-items", '<ul id="u"><li>uno</li><li id="l">dos</li></ul>', [("u", "uno"), ("l", "dos")]),

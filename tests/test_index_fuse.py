@@ -67,18 +67,20 @@ def test_diversify_spreads_the_head_over_units():
     assert fuse.diversify(ranked, UNIT, 2).tolist() == [0, 1, 3, 5, 4, 2]
 
 
+def test_diversify_only_the_head():
+    """After the head, the skipped passages come back in their own order."""
+    ranked = ranking(0, 1, 2, 3, 4, 5)
+    assert fuse.diversify(ranked, UNIT, 1, head=2).tolist() == [0, 3, 1, 2, 4, 5]
+
+
 @settings(max_examples=100, deadline=None)
-@given(order=perm, per_unit=st.integers(1, 3))
-def test_diversify_is_a_permutation_with_capped_head(order, per_unit):
-    out = fuse.diversify(np.array(order), UNIT, per_unit).tolist()
+@given(order=perm, per_unit=st.integers(1, 3), head=st.one_of(st.none(), st.integers(0, 6)))
+def test_diversify_is_a_permutation_with_capped_head(order, per_unit, head):
+    out = fuse.diversify(np.array(order), UNIT, per_unit, head).tolist()
     assert sorted(out) == sorted(order)
-    head_units = [int(UNIT[p]) for p in out[:len(set(UNIT.tolist()))]]
+    n = len(set(UNIT.tolist())) if head is None else min(head, len(set(UNIT.tolist())))
+    head_units = [int(UNIT[p]) for p in out[:n]]
     assert all(head_units.count(u) <= per_unit for u in set(head_units))
-
-
-def test_unit_scores_take_the_best_passage():
-    s = np.array([0.1, 0.5, 0.2, 0.0, 0.3, 0.0])
-    assert fuse.unit_scores(s, UNIT, 3).tolist() == pytest.approx([0.5, 0.3, 0.0])
 
 
 def test_collapse_before_orders_units_then_passages():

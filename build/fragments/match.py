@@ -67,7 +67,8 @@ class Match:
     start_anchor: str | None  # anchor of the block where the match starts
     end_anchor: str | None  # anchor of the block where the match ends
     target: str | None  # id of the closest element with an id around the whole range (:target)
-    targetable: bool = True  # False if the browser would target nothing (match in a <textarea>)
+    targetable: bool = True  # False: no observable :target (in a <textarea>; across text nodes
+    #                          directly under a <details>, where :target is a UA shadow slot)
 
     def __repr__(self) -> str:
         where = f"{self.start_block}:{self.start}-{self.end_block}:{self.end}"
@@ -142,11 +143,22 @@ def _find(page: PageText, term: _Term, pos: int, start_bounded: bool, end_bounde
 
 
 def _skip_space(page: PageText, pos: int) -> int | None:
-    """Advance past whitespace and block boundaries; None at the end of the page."""
-    joined = page.joined
-    while pos < len(joined) and joined[pos] in " \n":
-        pos += 1
-    return pos if pos < len(joined) else None
+    """Advance past whitespace and block boundaries; None at the end of the page.
+
+    Like Chromium, the advance does not enter a hidden-until-found region (the body of a closed
+    <details>, ``hidden=until-found``) other than the one it starts in (measured).
+    """
+    joined, blocks = page.joined, page.blocks
+    region = blocks[page.block_at(pos)].region if blocks else -1
+    while pos < len(joined):
+        if joined[pos] in " \n":
+            pos += 1
+            continue
+        b = page.block_at(pos)
+        if blocks[b].region in (-1, region):
+            return pos
+        pos = page.starts[b] + len(blocks[b].norm)  # skip the hidden block
+    return None
 
 
 def _text_offset(block: Block, local: int, is_end: bool) -> int:
@@ -165,15 +177,6 @@ def source_text(page: PageText, pos: int, end_pos: int) -> str:
     return block.text[_text_offset(block, pos - base, False):_text_offset(block, end_pos - base, True)]
 
 
-def _common_target(page: PageText, a: tuple, b: tuple) -> str | None:
-    common = None
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        common = x
-    return None if common is None else page.ids[common]
-
-
 def make_match(page: PageText, pos: int, end_pos: int) -> Match:
     """Describe the range [pos, end_pos) of ``joined`` as a Match."""
     sb, eb = page.block_at(pos), page.block_at(end_pos)
@@ -182,10 +185,19 @@ def make_match(page: PageText, pos: int, end_pos: int) -> Match:
     s_block, e_block = page.blocks[sb], page.blocks[eb]
     start = _text_offset(s_block, pos - page.starts[sb], False)
     end = _text_offset(e_block, end_pos - page.starts[eb], True)
-    target = _common_target(page, s_block.chain_at(start), e_block.chain_at(max(end - 1, 0)))
-    targetable = s_block.targetable and e_block.targetable
-    return Match(pos, end_pos, sb, start, eb, end, s_block.anchor, e_block.anchor, target,
-                 targetable)
+    _, s_chain, s_node = s_block.segment_at(start)
+    _, e_chain, e_node = e_block.segment_at(max(end - 1, 0))
+    common: list[int] = []
+    for x, y in zip(s_chain, e_chain):
+        if x != y:
+            break
+        common.append(x)
+    # Chromium's :target is the range's common ancestor in the flat tree; for two text nodes
+    # under a <details> that is a slot in its UA shadow tree, invisible to querySelector.
+    slotted = s_node != e_node and bool(common) and common[-1] in page.details
+    targetable = s_block.targetable and e_block.targetable and not slotted
+    return Match(pos, end_pos, sb, start, eb, end, s_block.anchor, e_block.anchor,
+                 page.closest_id(tuple(common)), targetable)
 
 
 def find_all(page: PageText, term: str) -> tuple[Match, ...]:

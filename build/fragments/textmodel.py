@@ -33,6 +33,13 @@ Stylesheets are not evaluated: only the ``hidden`` attribute and inline ``style`
 re-display an element. Each Block records its text, its normalized text with the offset map,
 the id of its nearest ancestor-or-self element with an id (``anchor``), and per text run the chain
 of ancestor elements with ids, from which a match's ``:target`` element is derived.
+
+``:target`` (measured): Chromium sets it to the lowest common ancestor of the matched range in
+the FLAT tree. Children of ``<details>`` are slotted into its UA shadow tree, so when a range
+spans two text nodes whose common ancestor is a ``<details>`` (``<details>…<em>x uno</em> dos``)
+the target is a shadow slot and ``document.querySelector(':target')`` is null. To model this,
+chains also hold ``<details>`` elements and their element children (with a None id), and each
+run records its text node.
 """
 
 from __future__ import annotations
@@ -47,7 +54,8 @@ from ..normalize import normalize_with_map
 
 __all__ = ["Block", "PageText", "read_page"]
 
-Chain = tuple[int, ...]  # serials (indexes into PageText.ids) of ancestor elements with an id
+Chain = tuple[int, ...]  # serials (indexes into PageText.ids) of ancestors with an id (+ details)
+Segment = tuple[int, Chain, int]  # (text offset where a text node's run starts, chain, node no.)
 
 
 @dataclass(frozen=True, repr=False)
@@ -59,17 +67,22 @@ class Block:
     norm: str  # normalize(text)
     offsets: tuple[int, ...]  # normalize_with_map(text)[1]: norm offset -> text offset
     anchor: str | None  # id of the nearest ancestor-or-self of the block element with an id
-    segments: tuple[tuple[int, Chain], ...]  # (text offset where a run starts, its id chain)
+    segments: tuple[Segment, ...]  # one per text node run, in order
     targetable: bool = True  # False for <textarea>: searched, but a match there targets nothing
+    region: int = -1  # serial of the closed <details> / hidden=until-found holding it, or -1
 
     def __repr__(self) -> str:
         text = self.text if len(self.text) <= 40 else self.text[:37] + "..."
         return f"Block({self.index}, #{self.anchor}, {text!r})"
 
-    def chain_at(self, offset: int) -> Chain:
-        """Id chain of the element holding the character at ``offset`` of ``text``."""
+    def segment_at(self, offset: int) -> Segment:
+        """The text-node run holding the character at ``offset`` of ``text``."""
         i = bisect.bisect_right(self.segments, offset, key=lambda s: s[0]) - 1
-        return self.segments[max(i, 0)][1] if self.segments else ()
+        return self.segments[max(i, 0)] if self.segments else (0, (), -1)
+
+    def chain_at(self, offset: int) -> Chain:
+        """Chain of the element holding the character at ``offset`` of ``text``."""
+        return self.segment_at(offset)[1]
 
 
 @dataclass(frozen=True, repr=False)
@@ -77,9 +90,14 @@ class PageText:
     """The searchable text of one page: blocks in document order."""
 
     blocks: tuple[Block, ...]
-    ids: tuple[str, ...]  # id of every element that has one, document order (serial = index)
+    ids: tuple[str | None, ...]  # per serial: the element's id (None: a details-related element)
     joined: str  # the blocks' norms joined with "\n" (never inside a norm)
     starts: tuple[int, ...]  # offset of each block's norm in ``joined``
+    details: frozenset[int] = frozenset()  # serials of <details> elements
+
+    def closest_id(self, chain: Chain) -> str | None:
+        """Id of the innermost element of ``chain`` that has one."""
+        return next((self.ids[s] for s in reversed(chain) if self.ids[s] is not None), None)
 
     def __repr__(self) -> str:
         return f"PageText({len(self.blocks)} blocks, {len(self.joined)} chars)"
@@ -114,7 +132,7 @@ class PageText:
 def _block_extent(block: Block, serial: int) -> tuple[int, int] | None:
     lo = hi = None
     segs = block.segments
-    for k, (start, chain) in enumerate(segs):
+    for k, (start, chain, _node) in enumerate(segs):
         if serial not in chain:
             continue
         end = segs[k + 1][0] if k + 1 < len(segs) else len(block.text)
@@ -152,6 +170,8 @@ class _Ctx(NamedTuple):
     block_chain: Chain  # id chain of the element whose block collects the current text
     ws: str  # "normal" | "pre" | "pre-line"
     visible: bool
+    in_details: bool = False  # the current element is a <details>: its children are slotted
+    region: int = -1  # serial of the enclosing hidden-until-found region (closed details body)
 
 
 def _style(el) -> dict[str, str]:
@@ -202,20 +222,28 @@ def _ws_mode(tag: str, style: dict[str, str], inherited: str) -> str:
 
 class _Walker:
     def __init__(self) -> None:
-        self.ids: list[str] = []
+        self.ids: list[str | None] = []
+        self.details: set[int] = set()
         self.blocks: list[Block] = []
-        self.run: list[tuple[str, Chain, int]] = []
+        self.run: list[tuple[str, Chain, int, int, int]] = []  # char, chain, kind, node, region
+        self.node = 0
 
     def child_ctx(self, el, tag: str, style: dict[str, str], ctx: _Ctx) -> _Ctx:
         chain = ctx.chain
-        el_id = el.get("id")
-        if el_id:
+        el_id = el.get("id") or None
+        until_found = (el.get("hidden") or "").strip().lower() == "until-found"
+        region = ctx.region
+        if el_id or tag == "details" or ctx.in_details or until_found:
+            region = len(self.ids) if until_found else region
+            if tag == "details":
+                self.details.add(len(self.ids))
             chain = chain + (len(self.ids),)
             self.ids.append(el_id)
         visibility = style.get("visibility", "")
         visible = ctx.visible if visibility not in ("hidden", "collapse", "visible") else (
             visibility == "visible")
-        return _Ctx(chain, ctx.block_chain, _ws_mode(tag, style, ctx.ws), visible)
+        return _Ctx(chain, ctx.block_chain, _ws_mode(tag, style, ctx.ws), visible,
+                    tag == "details", region)
 
     def walk(self, el, ctx: _Ctx) -> None:
         if not isinstance(el.tag, str):
@@ -230,7 +258,8 @@ class _Walker:
             return
         inner = self.child_ctx(el, tag, style, ctx)
         if kind == _LINE_K:
-            self.run.append(("\n", ctx.chain, _NEWLINE))
+            self.node += 1
+            self.run.append(("\n", ctx.chain, _NEWLINE, self.node, ctx.region))
         elif kind == _BREAK_K:
             self.flush(ctx.block_chain)
         elif kind == _TEXTAREA_K:
@@ -248,12 +277,20 @@ class _Walker:
             self.walk_content(el, inner)
 
     def walk_content(self, el, ctx: _Ctx) -> None:
+        """Text and children of ``el``; a closed <details> hides all but its first <summary>."""
+        body = ctx
+        if ctx.in_details and el.get("open") is None:
+            body = ctx._replace(region=ctx.chain[-1])
+        summary = None
+        if ctx.in_details:
+            summary = next((c for c in el if isinstance(c.tag, str) and c.tag.lower() == "summary"),
+                           None)
         if el.text:
-            self.text(el.text, ctx)
+            self.text(el.text, body)
         for child in el:
-            self.walk(child, ctx)
+            self.walk(child, ctx if child is summary else body)
             if child.tail:
-                self.text(child.tail, ctx)
+                self.text(child.tail, body)
 
     def walk_svg(self, el, ctx: _Ctx) -> None:
         """SVG renders text only inside <text>; each <text> is a block. foreignObject is HTML."""
@@ -278,40 +315,44 @@ class _Walker:
         if not ctx.visible:
             return
         run, chain, ws = self.run, ctx.chain, ctx.ws
+        self.node += 1
+        node, region = self.node, ctx.region
         for ch in s:
             if ch == "\r":
                 continue
             if ch == "\n" and ws != "normal":
-                run.append(("\n", chain, _NEWLINE))
+                run.append(("\n", chain, _NEWLINE, node, region))
             elif ch in " \t\n" and (ws == "normal" or (ws == "pre-line" and ch != "\n")):
-                run.append((" ", chain, _COLLAPSIBLE))
+                run.append((" ", chain, _COLLAPSIBLE, node, region))
             else:
-                run.append((ch, chain, _TEXT))
+                run.append((ch, chain, _TEXT, node, region))
 
     def flush(self, block_chain: Chain, targetable: bool = True) -> None:
         """Close the current run of inline text as a Block (if it has any text)."""
         run, self.run = self.run, []
-        out: list[tuple[str, Chain, int]] = []
+        out: list[tuple[str, Chain, int, int, int]] = []
         for item in run:
-            if item[2] == _COLLAPSIBLE and (not out or out[-1][2] != _TEXT):
-                continue  # collapse a whitespace run; drop it at a block or line start
+            if not out and item[2] != _TEXT:
+                continue  # leading whitespace and <br>s add nothing searchable (measured)
+            if item[2] == _COLLAPSIBLE and out[-1][2] != _TEXT:
+                continue  # collapse a whitespace run; drop it at a line start
             if item[2] == _NEWLINE:
                 while out and out[-1][2] == _COLLAPSIBLE:
                     out.pop()  # spaces before a forced line break are not rendered
             out.append(item)
-        while out and out[-1][2] == _COLLAPSIBLE:
-            out.pop()  # trailing whitespace of the block
+        while out and out[-1][2] != _TEXT:
+            out.pop()  # trailing whitespace of the block; a final <br> adds no line (measured)
         text = "".join(item[0] for item in out)
         norm, offsets = normalize_with_map(text)
         if not norm:
             return
-        segments: list[tuple[int, Chain]] = []
-        for i, item in enumerate(out):
-            if not segments or segments[-1][1] != item[1]:
-                segments.append((i, item[1]))
-        anchor = self.ids[block_chain[-1]] if block_chain else None
+        segments: list[Segment] = []
+        for i, (_ch, chain, _kind, node, _region) in enumerate(out):
+            if not segments or segments[-1][2] != node:
+                segments.append((i, chain, node))
+        anchor = next((self.ids[s] for s in reversed(block_chain) if self.ids[s]), None)
         self.blocks.append(Block(len(self.blocks), text, norm, tuple(offsets), anchor,
-                                 tuple(segments), targetable))
+                                 tuple(segments), targetable, out[0][4]))
 
 
 def read_page(html: str | bytes) -> PageText:
@@ -332,4 +373,4 @@ def read_page(html: str | bytes) -> PageText:
         starts.append(pos)
         pos += len(block.norm) + 1
     joined = "\n".join(block.norm for block in blocks)
-    return PageText(blocks, tuple(walker.ids), joined, tuple(starts))
+    return PageText(blocks, tuple(walker.ids), joined, tuple(starts), frozenset(walker.details))

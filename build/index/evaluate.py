@@ -116,8 +116,8 @@ def _static_ranking(searcher: Searcher, path: Path):
 
 
 def channel_settings(base: Settings) -> dict[str, Settings]:
-    """Each channel alone, and the index's own fusion."""
-    out = {c: replace(base, weights=((c, 1.0),)) for c in CHANNELS}
+    """Each channel alone (no exact-term bonus), and the index's own fusion."""
+    out = {c: replace(base, weights=((c, 1.0),), exact_bonus=0.0) for c in CHANNELS}
     out["fused"] = base
     return out
 

@@ -97,6 +97,7 @@ def _snippet(text: str) -> str:
 
 
 MIN_PREFIX = 4   # an unseen word falls back to a known stem of at least this many letters
+HEAD = 5         # places where one passage per group is shown (as Settings.head)
 
 
 def client_terms_of_question(data: dict, question: str) -> list[int]:
@@ -133,7 +134,10 @@ def client_search(data: dict, question: str, limit: int = 20) -> list[tuple[str,
                   key=lambda d: (-scores[d], docs[d][0]))
     seen: set[int] = set()
     head, tail = [], []
-    for d in hits:
-        (tail if docs[d][1] in seen else head).append(d)
-        seen.add(docs[d][1])
+    for d in hits:   # roll-up as fuse.diversify: the first HEAD places, one per group
+        if len(head) < HEAD and docs[d][1] not in seen:
+            head.append(d)
+            seen.add(docs[d][1])
+        else:
+            tail.append(d)
     return [(docs[d][0], round(float(scores[d]), 3)) for d in (head + tail)[:limit]]

@@ -3,8 +3,8 @@
 Every ordering breaks ties by ref (score desc, ref asc) so the same question always gives the
 same list. ``collapse`` decides where an article's apartados are merged: "before" fusion (each
 channel ranks units by their best passage, the unit rankings are fused) or "after" it (passages
-are fused, then each unit keeps its best passage). Either way the head of the list shows at
-most ``per_unit`` passages of one unit, so one long article cannot crowd out the top 5.
+are fused, then each unit keeps its best passage). Either way the head of the list (the top 5)
+shows at most ``per_unit`` passages of one unit, so one long article cannot crowd it out.
 """
 
 from __future__ import annotations
@@ -35,23 +35,21 @@ def rrf(rankings: Mapping[str, np.ndarray], n: int, weights: Mapping[str, float]
     return fused
 
 
-def unit_scores(passage_scores: np.ndarray, unit_of: np.ndarray, n_units: int) -> np.ndarray:
-    """Each unit's best passage score (0 for units with no scored passage)."""
-    out = np.zeros(n_units, dtype=passage_scores.dtype)
-    np.maximum.at(out, unit_of, passage_scores)
-    return out
-
-
-def diversify(ranked: np.ndarray, unit_of: np.ndarray, per_unit: int) -> np.ndarray:
-    """Keep the order, but move any passage beyond the first ``per_unit`` of its unit to the end
-    (in its original order): the head of the list is spread over units."""
+def diversify(ranked: np.ndarray, group_of: np.ndarray, per_unit: int,
+              head: int | None = None) -> np.ndarray:
+    """Keep the order, but fill the first ``head`` places (all, if None) with at most
+    ``per_unit`` passages of any group; the passages this skips follow, in their order, so an
+    article's second apartado comes right after the head instead of after every other unit."""
     seen: dict[int, int] = {}
-    head, tail = [], []
+    top, rest = [], []
     for p in ranked.tolist():
-        u = int(unit_of[p])
-        seen[u] = seen.get(u, 0) + 1
-        (head if seen[u] <= per_unit else tail).append(p)
-    return np.array(head + tail, dtype=np.int64)
+        g = int(group_of[p])
+        if (head is None or len(top) < head) and seen.get(g, 0) < per_unit:
+            seen[g] = seen.get(g, 0) + 1
+            top.append(p)
+        else:
+            rest.append(p)
+    return np.array(top + rest, dtype=np.int64)
 
 
 def collapse_before(rankings: Mapping[str, np.ndarray], passage_fused: np.ndarray,

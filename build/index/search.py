@@ -40,6 +40,7 @@ class Settings:
     depth: int = 100          # how deep each channel's ranking enters the fusion
     collapse: str = "after"   # "after" or "before" fusion (see fuse.py)
     per_unit: int = 1         # passages of one roll-up group allowed in the head of the list
+    head: int = 5             # how many places the roll-up applies to
     # A question naming something exactly (analyze.is_exact: "art. 94", "M-6.3", "50 km/h")
     # is answered by the passages that contain it, however few channels agree: each such
     # passage gets this many rank-1 votes (scaled by the share of exact terms it holds).
@@ -50,14 +51,15 @@ class Settings:
 
     def as_json(self) -> dict[str, Any]:
         return {"weights": dict(self.weights), "rrf_k": self.rrf_k, "depth": self.depth,
-                "collapse": self.collapse, "per_unit": self.per_unit,
+                "collapse": self.collapse, "per_unit": self.per_unit, "head": self.head,
                 "exact_bonus": self.exact_bonus}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> "Settings":
         return cls(weights=tuple(sorted(obj["weights"].items())), rrf_k=int(obj["rrf_k"]),
                    depth=int(obj["depth"]), collapse=obj["collapse"],
-                   per_unit=int(obj["per_unit"]), exact_bonus=float(obj["exact_bonus"]))
+                   per_unit=int(obj["per_unit"]), head=int(obj["head"]),
+                   exact_bonus=float(obj["exact_bonus"]))
 
 
 def _bm25(arrays: dict[str, np.ndarray], prefix: str, vocab: list[str]) -> Bm25Matrix:
@@ -165,6 +167,9 @@ class Searcher:
         return out
 
     def search(self, question: str, k: int = 10, settings: Settings | None = None) -> SearchResult:
+        """The ``k`` best passages, rolled up (one per group at the head), ties by ref; a
+        question that is a bare reference gets that passage first. ``settings`` overrides the
+        index's fusion (the evaluation scores each channel alone this way)."""
         s = settings or self.settings
         scores = self.channel_scores(question)
         ranks = self.rankings(scores, s.depth)
@@ -178,7 +183,7 @@ class Searcher:
                                           self.unit_tiebreak, self.tiebreak, weights, s.rrf_k)
         else:
             ranked = fuse.order(fused, self.tiebreak)
-        ranked = fuse.diversify(ranked, self.group_of, s.per_unit)
+        ranked = fuse.diversify(ranked, self.group_of, s.per_unit, s.head)
         named = self.named(question)
         if len(named):
             fused = fused.copy()

@@ -11,6 +11,7 @@
   var TOKEN = /\d{1,3}(?:\.\d{3})+(?!\d)|\d+(?:,\d+)?|[\p{L}\p{Nl}\p{No}]+/gu;
   var MAX_RESULTS = 20;
   var MIN_PREFIX = 4;
+  var HEAD = 5;   /* places where one passage per group is shown, then the rest in order */
 
   function fold(text) {
     return text.normalize("NFC").toLowerCase().replace(/[áéíóúüàèìòùâêîôûäëïö]/g,
@@ -45,7 +46,7 @@
     return ids;
   };
 
-  /* Ranked passages, at most one per roll-up group first (the rest follow), as in
+  /* Ranked passages, one per roll-up group in the first HEAD places (the rest follow), as in
      build/index/export.py's client_search (the reference this code is tested against). */
   Index.prototype.search = function (question, limit) {
     var docs = this.data.docs, scale = this.data.scale;
@@ -62,8 +63,8 @@
     });
     var seen = new Set(), head = [], tail = [];
     hits.forEach(function (d) {
-      (seen.has(docs[d][1]) ? tail : head).push(d);
-      seen.add(docs[d][1]);
+      if (head.length < HEAD && !seen.has(docs[d][1])) { head.push(d); seen.add(docs[d][1]); }
+      else tail.push(d);
     });
     return head.concat(tail).slice(0, limit || MAX_RESULTS).map(function (d) {
       return { ref: docs[d][0], url: docs[d][2], label: docs[d][3], text: docs[d][4],
