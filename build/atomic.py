@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
@@ -47,11 +48,15 @@ def staged_dir(target: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
-    old = None
-    if target.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-        os.rmdir(old)
-        os.replace(target, old)
-    os.replace(stage, target)
+    # Two builds may finish at once: the swap is serialised by an exclusive lock next to the
+    # target, so each swap is whole and the last build to finish wins.
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.rmdir(old)
+            os.replace(target, old)
+        os.replace(stage, target)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)

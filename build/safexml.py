@@ -6,6 +6,7 @@ trees are refused: a billion-laughs or external-entity file fails instead of exp
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from lxml import etree
@@ -25,8 +26,17 @@ def _parser() -> etree.XMLParser:
     )
 
 
+# The prolog ends where the root element starts: "<" followed by a name character.
+_ROOT_START = re.compile(rb"<[A-Za-z_:]")
+
+
 def parse_bytes(data: bytes, where: str) -> etree._Element:
     """Parse ``data`` safely; ``where`` names the source in the error message."""
+    root_at = _ROOT_START.search(data)
+    if b"<!DOCTYPE" in data[: root_at.start() if root_at else len(data)].upper():
+        # Refused before parsing: entity bombs and external entities never reach libxml2.
+        raise BuildError(where, "declares a DOCTYPE; DTDs and entities are refused",
+                         "use the BOE file as served, without a DOCTYPE")
     try:
         root = etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:

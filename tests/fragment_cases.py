@@ -187,6 +187,8 @@ STRUCTURE = [
          '</p><p id="h2">dos</p></details>', _t("uno", "dos"), None),
     Case("details-range-in-div", Z + '<details id="d"><summary>r</summary><div id="w"><p>uno x'
          '</p><p>dos</p></div></details>', _t("uno", "dos"), "w"),
+    Case("details-range-summary-to-body", Z + '<div id="w"><details><summary>la arcén</summary>'
+         '<p>x</p><p>ñu</p></details></div>', _t("arcén", "ñu"), "w"),
     Case("details-prefix-skips-hidden", Z + '<details id="d"><summary>resumen</summary><p id="h">'
          'uno dos</p></details><p id="a">uno dos</p>', _t("uno dos", prefix="resumen"), "a"),
     Case("until-found", Z + '<div id="h" hidden="until-found">secreto</div><p id="a">secreto</p>',

@@ -107,6 +107,65 @@ class ScriptedModel:
             self.closed = True
 
 
+FIXED_ENTRIES = [
+    {"ref": "RD-1428/2003#art18.2", "page": "art18.html", "anchor": "art18-2",
+     "url": "art18.html#art18-2:~:text=2.%20Queda%20prohibido,de%20conducci%C3%B3n.",
+     "label": "art. 18.2",
+     "text": "2. Queda prohibido conducir utilizando cualquier tipo de casco de audio, auriculares "
+             "o instrumentos similares conectados a aparatos receptores o reproductores de "
+             "sonido."},
+    {"ref": "RD-1428/2003#art48.1.a", "page": "art48.html", "anchor": "art48-1-a",
+     "url": "art48.html#art48-1-a", "label": "art. 48.1.a)",
+     "text": "En autopistas y autovías: turismos y motocicletas, 120 km/h."},
+    {"ref": "RD-1428/2003#art50.1", "page": "art50.html", "anchor": "art50-1",
+     "url": "art50.html#art50-1:~:text=1.%20El%20l%C3%ADmite", "label": "art. 50.1",
+     "text": "1. El límite genérico de velocidad en vías urbanas será de 50 km/h."},
+]
+
+
+def fixed_allowlist(tmp_dir: Path) -> Allowlist:
+    """A three-entry allowlist with fixed content: contract snapshots do not move with builds."""
+    entries = [dict(e, sha256=hashlib.sha256(e["text"].encode()).hexdigest(), as_of="2026-11-29",
+                    source_url="https://www.boe.es/buscar/act.php?id=BOE-A-2003-23514#a"
+                    + e["anchor"].split("-")[0][3:], source_license="Fuente: BOE.",
+                    directive="exact" if ":~:" in e["url"] else "anchor")
+               for e in FIXED_ENTRIES]
+    path = Path(tmp_dir) / "allowlist.json"
+    path.write_text(json.dumps({"schema": "citavial-allowlist/1", "as_of": "2026-11-29",
+                                "source": {}, "entries": entries}, ensure_ascii=False,
+                               sort_keys=True), encoding="utf-8")
+    return load_allowlist(path)
+
+
+class FixedRetriever:
+    """Returns the given refs, in order, for every question (with one evidence feature)."""
+
+    index_version = "fixed-1"
+
+    def __init__(self, allow: Allowlist, refs: list[str], evidence: float = 1.0) -> None:
+        self.allow, self.refs, self.evidence = allow, refs, evidence
+
+    def search(self, question: str, k: int) -> SearchResult:
+        hits = tuple(SearchHit(ref=r, unit_ref=r.split(".")[0], url=self.allow.get(r).url,
+                               score=1.0 / (i + 1), rank=i + 1, label=self.allow.get(r).label,
+                               text=self.allow.get(r).text)
+                     for i, r in enumerate(self.refs[:k]))
+        return SearchResult(query=question, hits=hits, backend="fixed",
+                            index_version=self.index_version,
+                            evidence=(("overlap_top", self.evidence),))
+
+
+class StepClock:
+    """A deterministic clock: every call advances one millisecond."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        self.t += 0.001
+        return self.t
+
+
 SCRIPTED_STATUS = ModelStatus(True, "completion", "/scripted.gguf", "scripted.gguf",
                               "0" * 64, "loaded")
 TEST_CALIBRATION = Calibration(gate=None, support_threshold=0.6, calibrated=False)

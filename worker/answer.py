@@ -84,6 +84,9 @@ class _Run:
         self.kept_sentences = 0
         self.cut = None
         self.stopped: str | None = None
+        limit = deps.prompt.max_sentences
+        self.limit = limit if limit > 0 else None
+        self.limited = False    # generation stopped because a further sentence began
 
     def _ms(self) -> float:
         return round((self.clock() - self.t0) * 1000, 1)
@@ -95,7 +98,7 @@ class _Run:
         self.result = result
         self.decision = decide(result, len(hits), deps.calibration.gate)
         if not self.decision.abstain:
-            self.entries = [deps.allowlist.get(h.ref) for h in hits]
+            self.entries = [deps.allowlist.get(h.ref) for h in hits[: deps.prompt.passages]]
         self.lat["sources"] = self._ms()
         yield "sources", {"sources": [_source(n, e) for n, e in enumerate(self.entries, 1)],
                           "index_version": result.index_version}
@@ -123,18 +126,18 @@ class _Run:
         request = render_request(deps.prompt, passages, self.q)
         guard = SlotGuard(len(self.entries), primed=deps.prompt.prefill)
         clean, seg = TextSanitizer(), Segmenter(deps.prompt.slots)
-        out: list[Event] = []
-        self._items(guard.primed_items(), clean, seg, out)
+        primed = guard.primed_items()   # sent with the first model token, not before it
         stream = deps.model.stream(request)
         try:
             for piece in stream:
                 if self.cancelled():
                     self.stopped = "client_disconnected"
                     return
-                self._items(guard.feed(piece), clean, seg, out)
+                out: list[Event] = []
+                self._items(primed + guard.feed(piece), clean, seg, out)
+                primed = []
                 yield from self._send(out)
-                out = []
-                if guard.cut is not None:
+                if guard.cut is not None or self.limited:
                     break
         finally:
             stream.close()   # stops llama.cpp generating
@@ -152,6 +155,8 @@ class _Run:
                 self._text(seg, clean.flush(), out)
                 s, closed = seg.cite(value)
                 out.extend(self._judge(closed))
+                if self._over(s):
+                    return
                 out.append(("token", {"s": s, "cite": value}))
             else:
                 self._text(seg, clean.feed(value), out)
@@ -159,8 +164,16 @@ class _Run:
     def _text(self, seg: Segmenter, text: str, out: list[Event]) -> None:
         pieces, closed = seg.text(text)
         for s, piece in pieces:
+            if self._over(s):
+                break
             out.append(("token", {"s": s, "text": piece}))
         out.extend(self._judge(closed))
+
+    def _over(self, s: int) -> bool:
+        """Sentence ``s`` is beyond the prompt's limit: it is never sent, generation stops."""
+        if self.limit is not None and s >= self.limit:
+            self.limited = True
+        return self.limited
 
     def _send(self, events: list[Event]) -> Iterator[Event]:
         for event in events:
@@ -173,6 +186,8 @@ class _Run:
         out = []
         threshold = self.deps.calibration.support_threshold
         for sentence in sentences:
+            if self.limit is not None and sentence.index >= self.limit:
+                continue   # never sent
             verdicts = [(n, support(sentence.text, self.entries[n - 1].text, threshold))
                         for n in dict.fromkeys(sentence.cites)]
             good = [(n, v) for n, v in verdicts if v.supported]

@@ -24,7 +24,7 @@ def collect(events: Iterable[tuple[str, dict]]) -> dict:
             record["sources"] = [s["ref"] for s in data["sources"]]
         elif name == "token":
             parts = sentences.setdefault(data["s"], [])
-            parts.append(data["text"] if "text" in data else f" [{data['cite']}]")
+            parts.append(data["text"] if "text" in data else f" [{data['cite']}] ")
         elif name == "retract":
             retracted[data["s"]] = data["reason"]
             record["retractions"].append({"s": data["s"], "reason": data["reason"],

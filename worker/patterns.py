@@ -22,7 +22,7 @@ URL_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:(?://|[^\s]*[a-z])", re.IGNORECASE)
 URL_WWW = re.compile(r"(?:^|\W)www\.", re.IGNORECASE)
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 WEB_FILE = re.compile(r"\.(?:html?|php|aspx?|jsp|pdf|xml|json|js|css)\b", re.IGNORECASE)
-BARE_DOMAIN = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?:[/?#].*)?$", re.IGNORECASE)
+BARE_DOMAIN = re.compile(r"[\w-]+\.[a-z]{2,}(?![^\W\d_])", re.IGNORECASE)
 # Canonical refs and norm numbers in prose: "RD-1428/2003#art48", "#art48", "1428/2003".
 CANONICAL_IN_PROSE = re.compile(r"#|\bRD-\d|\b\d{1,4}/(?:19|20)\d\d\b|REF\b", re.IGNORECASE)
 # Punctuation around a word that does not change what the word is.
@@ -38,9 +38,11 @@ REF_TRIGGER = re.compile(
 # The word after a trigger that makes it a reference: a number ("48", "48.1", "14", "2.º"),
 # a letter designator ("a)"), a roman numeral ("II"), or a disposition kind ("adicional").
 REF_DESIGNATOR = re.compile(
-    r"^(?:\d+(?:\.\d+)*(?:\.?[ºªo°])?|[a-zñ]\)|[ivxl]+|adicional|transitoria|derogatoria|final|"
-    r"legislativo|\d+/\d+|n\.?º?\d*)[.,;:]?$",
+    r"^(?:\d\S*|[a-zñ]\)[.,;:]?|[ivxlc]+[.,;:]?|adicional|transitoria|derogatoria|"
+    r"final|legislativo|n\.?º.*)$",
     re.IGNORECASE)
+# A reference glued to its number ("artículo48", "art.48.1") is one word.
+REF_GLUED = re.compile(r"^(?:art(?:iculos?|s)?\.?|apartados?)\d")
 
 # --- characters removed from model text ---------------------------------------------------------
 
@@ -55,6 +57,8 @@ UNSAFE_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u20
 # The characters that can end a sentence, and those that can open the next one.
 SENTENCE_END = frozenset(".!?…")
 SENTENCE_OPEN = re.compile(r"[A-ZÁÉÍÓÚÑÜ¿¡0-9]")
+# A sentence needs a word of two letters or more ("1." or "a)" alone is a designator).
+WORDS = re.compile(r"[^\W\d_]{2,}")
 
 # --- user input ----------------------------------------------------------------------------------
 

@@ -13,6 +13,8 @@ Format::
     passage_chars: 480             # a passage longer than this is cut at a word, with "…"
     prefill: "[[REF:"              # optional: the request ends with the start of the answer
     slots: before                  # optional: slots open their sentence ("before") or close it
+    passages: 1                    # optional: how many retrieved passages the prompt shows
+    max_sentences: 1               # optional: generation stops when a further sentence starts
     ---
     @@ prefix                      # completion: the fixed few-shot prefix (KV-cached)
     …
@@ -49,6 +51,8 @@ class Prompt:
     passage_chars: int
     prefill: str          # the answer's first characters, already in the request
     slots: str            # "before": a slot opens its sentence; "after": it closes it
+    passages: int         # how many retrieved passages are numbered in the prompt
+    max_sentences: int    # 0 = no limit
     fixed: str            # the cached part: few-shot prefix or system message
     request: str          # the per-question part: {passages}, {question}
     path: str
@@ -93,7 +97,8 @@ def load_prompt(path: Path) -> Prompt:
     return Prompt(id=str(meta["id"]), version=meta["version"], model=str(meta["model"]),
                   mode=mode, max_tokens=int(meta["max_tokens"]), stop=tuple(meta["stop"]),
                   passage=str(meta["passage"]), passage_chars=int(meta["passage_chars"]),
-                  prefill=prefill, slots=slots, fixed=fixed, request=request, path=str(path))
+                  prefill=prefill, slots=slots, passages=int(meta.get("passages", 4)),
+                  max_sentences=int(meta.get("max_sentences", 0)), fixed=fixed, request=request, path=str(path))
 
 
 def render_request(prompt: Prompt, passages: list[tuple[int, str, str]], question: str) -> str:

@@ -20,7 +20,8 @@ from __future__ import annotations
 import unicodedata
 
 from .patterns import (BARE_DOMAIN, CANONICAL_IN_PROSE, EMAIL, MARKUP_CHARS, REF_DESIGNATOR,
-                       REF_TRIGGER, UNSAFE_CHARS, URL_SCHEME, URL_WWW, WEB_FILE, WORD_EDGES)
+                       REF_GLUED, REF_TRIGGER, UNSAFE_CHARS, URL_SCHEME, URL_WWW, WEB_FILE,
+                       WORD_EDGES)
 
 OMITTED = "(referencia omitida)"
 # Words that continue a reference already omitted ("artículo 14 bis", "disposición final cuarta").
@@ -37,15 +38,20 @@ def clean_word(word: str) -> str:
             or word.lstrip("(¿¡").startswith("/")):
         return ""
     cleaned = UNSAFE_CHARS.sub("", MARKUP_CHARS.sub("", word))
-    core = WORD_EDGES.sub("", cleaned)
-    if core and BARE_DOMAIN.match(core):
+    if BARE_DOMAIN.search(cleaned):
         return ""
+    if REF_GLUED.match(fold(cleaned)):
+        return OMITTED + cleaned[len(cleaned.rstrip(".,;:")):]
     return cleaned
+
+
+def _bare(word: str) -> str:
+    return UNSAFE_CHARS.sub("", MARKUP_CHARS.sub("", word))
 
 
 def fold(word: str) -> str:
     """Lowercase, accents dropped, edge punctuation (but a final '.') removed: for word lists."""
-    decomposed = unicodedata.normalize("NFKD", MARKUP_CHARS.sub("", word).lower())
+    decomposed = unicodedata.normalize("NFKD", _bare(word).lower())
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return bare.strip("(¿¡,;:!?)")
 
@@ -55,7 +61,7 @@ def is_trigger(word: str) -> bool:
 
 
 def is_designator(word: str) -> bool:
-    w = MARKUP_CHARS.sub("", word).lstrip("(")
+    w = _bare(word).lstrip("(")
     return bool(REF_DESIGNATOR.match(w)) or fold(w).rstrip(".") in _CONTINUATIONS
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .patterns import SENTENCE_END, SENTENCE_OPEN
+from .patterns import SENTENCE_END, SENTENCE_OPEN, WORDS
 
 
 @dataclass
@@ -51,7 +51,7 @@ class Segmenter:
                 if ch.isspace():
                     self._held += ch
                     continue
-                if SENTENCE_OPEN.match(ch) and self.current.text.strip():
+                if SENTENCE_OPEN.match(ch) and _has_words(self.current.text):
                     closed.append(self.current)
                     self.sentences.append(Sentence(len(self.sentences)))
                 self._append(pieces, self._held)
@@ -64,7 +64,7 @@ class Segmenter:
         """Attach citation ``n`` to the sentence it belongs to; return that sentence's index
         and the sentence it closed, if it opens a new one."""
         closed = []
-        if self.slots == "before" and self._after_end and self.current.text.strip():
+        if self.slots == "before" and self._after_end and _has_words(self.current.text):
             closed.append(self.current)
             self.sentences.append(Sentence(len(self.sentences)))
             self._after_end = False
@@ -81,6 +81,11 @@ class Segmenter:
         if text:
             self.current.text += text
             pieces.append((self.current.index, text))
+
+
+def _has_words(text: str) -> bool:
+    """A designator such as "1." or "a)" that opens a copied passage is not a sentence."""
+    return bool(WORDS.search(text))
 
 
 def _merge(pieces: list[tuple[int, str]]) -> list[tuple[int, str]]:

@@ -194,7 +194,8 @@ def make_match(page: PageText, pos: int, end_pos: int) -> Match:
         common.append(x)
     # Chromium's :target is the range's common ancestor in the flat tree; for two text nodes
     # under a <details> that is a slot in its UA shadow tree, invisible to querySelector.
-    slotted = s_node != e_node and bool(common) and common[-1] in page.details
+    slotted = s_node != e_node and bool(common) and common[-1] in page.details and not (
+        page.summaries & {*s_chain[len(common):len(common) + 1], *e_chain[len(common):len(common) + 1]})
     targetable = s_block.targetable and e_block.targetable and not slotted
     return Match(pos, end_pos, sb, start, eb, end, s_block.anchor, e_block.anchor,
                  page.closest_id(tuple(common)), targetable)

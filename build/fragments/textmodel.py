@@ -37,7 +37,8 @@ of ancestor elements with ids, from which a match's ``:target`` element is deriv
 ``:target`` (measured): Chromium sets it to the lowest common ancestor of the matched range in
 the FLAT tree. Children of ``<details>`` are slotted into its UA shadow tree, so when a range
 spans two text nodes whose common ancestor is a ``<details>`` (``<details>…<em>x uno</em> dos``)
-the target is a shadow slot and ``document.querySelector(':target')`` is null. To model this,
+the target is a shadow slot and ``document.querySelector(':target')`` is null (a range from
+the ``<summary>`` into the body targets the details element itself). To model this,
 chains also hold ``<details>`` elements and their element children (with a None id), and each
 run records its text node.
 """
@@ -94,6 +95,7 @@ class PageText:
     joined: str  # the blocks' norms joined with "\n" (never inside a norm)
     starts: tuple[int, ...]  # offset of each block's norm in ``joined``
     details: frozenset[int] = frozenset()  # serials of <details> elements
+    summaries: frozenset[int] = frozenset()  # serials of the <summary> slotted in each details
 
     def closest_id(self, chain: Chain) -> str | None:
         """Id of the innermost element of ``chain`` that has one."""
@@ -108,6 +110,8 @@ class PageText:
 
     def serial(self, element_id: str) -> int | None:
         """Serial of the first element with that id (the one a browser would pick)."""
+        if not element_id:
+            return None
         try:
             return self.ids.index(element_id)
         except ValueError:
@@ -220,10 +224,15 @@ def _ws_mode(tag: str, style: dict[str, str], inherited: str) -> str:
     return inherited
 
 
+def _first_summary(details):
+    return next((c for c in details if isinstance(c.tag, str) and c.tag.lower() == "summary"), None)
+
+
 class _Walker:
     def __init__(self) -> None:
         self.ids: list[str | None] = []
         self.details: set[int] = set()
+        self.summaries: set[int] = set()
         self.blocks: list[Block] = []
         self.run: list[tuple[str, Chain, int, int, int]] = []  # char, chain, kind, node, region
         self.node = 0
@@ -237,6 +246,8 @@ class _Walker:
             region = len(self.ids) if until_found else region
             if tag == "details":
                 self.details.add(len(self.ids))
+            elif tag == "summary" and ctx.in_details and el is _first_summary(el.getparent()):
+                self.summaries.add(len(self.ids))
             chain = chain + (len(self.ids),)
             self.ids.append(el_id)
         visibility = style.get("visibility", "")
@@ -281,10 +292,7 @@ class _Walker:
         body = ctx
         if ctx.in_details and el.get("open") is None:
             body = ctx._replace(region=ctx.chain[-1])
-        summary = None
-        if ctx.in_details:
-            summary = next((c for c in el if isinstance(c.tag, str) and c.tag.lower() == "summary"),
-                           None)
+        summary = _first_summary(el) if ctx.in_details else None
         if el.text:
             self.text(el.text, body)
         for child in el:
@@ -373,4 +381,5 @@ def read_page(html: str | bytes) -> PageText:
         starts.append(pos)
         pos += len(block.norm) + 1
     joined = "\n".join(block.norm for block in blocks)
-    return PageText(blocks, tuple(walker.ids), joined, tuple(starts), frozenset(walker.details))
+    return PageText(blocks, tuple(walker.ids), joined, tuple(starts), frozenset(walker.details),
+                    frozenset(walker.summaries))

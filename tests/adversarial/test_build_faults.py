@@ -1,0 +1,92 @@
+"""Faults in the build's input and environment: a clear one-line error and dist/ untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from build.corpus import load_manifest, sha256_hex, write_manifest
+from build.errors import BuildError
+from build.pipeline import build_site
+from support import AS_OF, CORPUS, ROOT, SITE_SRC
+
+pytestmark = pytest.mark.adversarial
+XML = "BOE-A-2003-23514.xml"
+
+
+def _tree_hash(path):
+    h = hashlib.sha256()
+    for p in sorted(path.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(path)).encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def _corpus_with(tmp_path, data: bytes, rehash: bool = True):
+    """A corpus copy whose texto is ``data``; with ``rehash`` the manifest is updated to match,
+    so the parser itself (not the hash check) meets the bad XML."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    (corpus / XML).write_bytes(data)
+    if rehash:
+        manifest = load_manifest(corpus)
+        rec = manifest["norms"]["BOE-A-2003-23514"]["files"]["texto"]
+        rec["sha256"], rec["bytes"] = sha256_hex(data), len(data)
+        write_manifest(corpus, manifest["norms"])
+    return corpus
+
+
+ORIGINAL = (CORPUS / XML).read_bytes()
+BOMB = (b'<?xml version="1.0"?>\n<!DOCTYPE response [<!ENTITY a "aaaaaaaaaa">'
+        + b"".join(f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">'.encode()
+                   for i in range(8))
+        + b']>\n<response><status><code>200</code></status><data><texto>&i;</texto></data></response>')
+XXE = (b'<?xml version="1.0"?>\n<!DOCTYPE response [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+       b"<response><status><code>200</code></status><data><texto>&x;</texto></data></response>")
+
+
+@pytest.mark.parametrize("data, rehash, message", [
+    pytest.param(ORIGINAL[: len(ORIGINAL) // 2], True, "not well-formed", id="truncated-xml-rehashed"),
+    pytest.param(ORIGINAL[:-5000], False, "truncated", id="truncated-xml-hash-mismatch"),
+    pytest.param(ORIGINAL.replace(b"120", b"130", 1), False, "sha256", id="tampered-same-size"),
+    pytest.param(BOMB, True, "DOCTYPE", id="billion-laughs"),
+    pytest.param(XXE, True, "DOCTYPE", id="external-entity"),
+    pytest.param(b"\x00\xff\xfe garbage", True, "not well-formed", id="binary"),
+    pytest.param(ORIGINAL.replace(b"<code>200</code>", b"<code>404</code>", 1), True,
+                 "status code", id="boe-error-envelope"),
+])
+def test_bad_corpus_is_refused_and_dist_untouched(tmp_path, data, rehash, message):
+    corpus = _corpus_with(tmp_path, data, rehash)
+    out = tmp_path / "dist"
+    out.mkdir()
+    (out / "index.html").write_text("previous build")
+    before = _tree_hash(out)
+    t0 = time.perf_counter()
+    with pytest.raises(BuildError) as err:
+        build_site(corpus_dir=corpus, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
+    assert time.perf_counter() - t0 < 30  # a bomb is refused, not expanded
+    text = str(err.value)
+    assert message in text and XML in text
+    assert len(text.splitlines()) == 1
+    assert _tree_hash(out) == before
+
+
+def test_two_builds_at_once_leave_a_whole_dist(tmp_path):
+    out = tmp_path / "dist"
+    cmd = [sys.executable, "-m", "build.cli", "build", "--out", str(out), "--as-of", "2026-11-29"]
+    procs = [subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(2)]
+    results = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], results
+    allow = json.loads((out / "allowlist.json").read_text())
+    assert len(allow["entries"]) > 1400
+    assert (out / "index.html").exists() and (out / "index" ).is_dir()
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".dist.") and
+                 not p.name.endswith(".lock")]
+    assert leftovers == []

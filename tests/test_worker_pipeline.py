@@ -1,0 +1,203 @@
+"""The answer pipeline with a scripted model: order of events, retraction, extractive fallback,
+abstention, cancellation — and the property that nothing outside the allowlist reaches a client."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from worker.answer import Deps, answer
+from worker.calibration import Calibration
+from worker.collect import collect
+from worker.gate import GateModel
+from worker.prompts import PROMPTS_DIR, load_prompt
+from worker_helpers import (SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, ScriptedModel,
+                            fixed_allowlist)
+
+COMPLETION = load_prompt(PROMPTS_DIR / "answer-completion.md")   # 1 passage, prefilled slot
+CHAT = load_prompt(PROMPTS_DIR / "answer-chat.md")               # 4 passages, slots after
+REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
+
+
+@pytest.fixture(scope="module")
+def allow(tmp_path_factory):
+    return fixed_allowlist(tmp_path_factory.mktemp("allow"))
+
+
+def deps_for(allow, pieces, prompt=CHAT, model=True, calibration=TEST_CALIBRATION,
+             evidence=1.0):
+    return Deps(FixedRetriever(allow, REFS, evidence), allow, prompt,
+                ScriptedModel(pieces) if model else None, SCRIPTED_STATUS, calibration)
+
+
+def names(events):
+    """Event names with runs of tokens shown once as "token+"."""
+    out = []
+    for n, _ in events:
+        if n == "token" and out and out[-1] in ("token", "token+"):
+            out[-1] = "token+"
+        else:
+            out.append(n)
+    return out
+
+
+def test_supported_answer_order_and_citation_from_allowlist(allow):
+    deps = deps_for(allow, ["Queda prohibido conducir", " utilizando auriculares",
+                            " [[REF:1]]", "."])
+    events = list(answer("¿Puedo conducir con auriculares?", deps))
+    assert names(events) == ["sources", "token+", "citations", "done"]
+    cit = events[-2][1]["citations"]
+    entry = allow.get(REFS[0])
+    assert cit == [{"n": 1, "ref": entry.ref, "label": entry.label, "url": entry.url,
+                    "quote": entry.text, "source_url": entry.source_url,
+                    "source_license": entry.source_license, "as_of": entry.as_of,
+                    "support": cit[0]["support"]}]
+    assert events[-1][1]["mode"] == "generated"
+    assert deps.model.requests and "[1] 2. Queda prohibido" in deps.model.requests[0]
+
+
+def test_unsupported_sentence_is_retracted_and_supported_one_kept(allow):
+    deps = deps_for(allow, ["La velocidad en autopista es 130 km/h [[REF:2]]. ",
+                            "Queda prohibido conducir utilizando auriculares [[REF:1]]."])
+    record = collect(answer("¿Autopista?", deps))
+    assert record["retractions"] == [{"s": 0, "reason": "number_not_in_passage",
+                                      "support": record["retractions"][0]["support"]}]
+    assert [c["ref"] for c in record["citations"]] == [REFS[0]]
+    assert record["text"] == "Queda prohibido conducir utilizando auriculares [1]."
+
+
+def test_uncited_sentence_is_retracted_and_answer_falls_back_to_extractive(allow):
+    deps = deps_for(allow, ["Depende de muchas cosas."])
+    events = list(answer("¿Autopista?", deps))
+    assert names(events) == ["sources", "token+", "retract", "citations", "done"]
+    assert dict(events)["retract"]["reason"] == "uncited"
+    cit = dict(events)["citations"]
+    assert cit["extractive"] is True and cit["reason"] == "no_supported_sentence"
+    assert [c["quote"] for c in cit["citations"]] == [allow.get(REFS[0]).text]
+    assert "support" not in cit["citations"][0]       # no score where none is comparable
+    assert events[-1][1]["mode"] == "extractive"
+
+
+def test_prefilled_slot_prompt_cites_the_top_passage(allow):
+    deps = deps_for(allow, [" Queda", " prohibido conducir utilizando auriculares."],
+                    prompt=COMPLETION)
+    events = list(answer("¿Auriculares?", deps))
+    assert events[0][1]["sources"] == [{"n": 1, "ref": REFS[0], "label": "art. 18.2",
+                                       "url": allow.get(REFS[0]).url}]
+    assert events[1] == ("token", {"s": 0, "cite": 1})   # the prefill's slot, with the 1st token
+    assert events[-1][1]["mode"] == "generated"
+    assert deps.model.requests[0].endswith("Respuesta: [[REF:1]]")
+
+
+def test_one_sentence_limit_stops_generation(allow):
+    pieces = [" Queda prohibido conducir utilizando auriculares.", " Otra frase.", " Y otra."]
+    deps = deps_for(allow, pieces, prompt=COMPLETION)
+    record = collect(answer("¿Auriculares?", deps))
+    assert record["text"] == "[1] Queda prohibido conducir utilizando auriculares."
+    assert deps.model.closed
+
+
+def test_no_model_gives_extractive_answer(allow):
+    events = list(answer("¿Auriculares?", deps_for(allow, [], model=False)))
+    assert names(events) == ["sources", "citations", "done"]
+    assert events[1][1]["reason"] == "model_unavailable"
+
+
+def test_gate_abstains_with_typed_reason_and_no_sources(allow):
+    cal = Calibration(gate=GateModel(("overlap_top",), (0.0,), (1.0,), (1.0,), 0.0, 0.5),
+                      support_threshold=0.6, calibrated=True)
+    deps = deps_for(allow, ["nunca se llama"], calibration=cal, evidence=0.2)
+    events = list(answer("¿Cómo se hace una paella?", deps))
+    assert names(events) == ["sources", "abstain", "done"]
+    assert events[0][1]["sources"] == []
+    assert events[1][1]["reason"] == "weak_evidence"
+    assert events[2][1]["answered"] is False and events[2][1]["abstain_reason"] == "weak_evidence"
+    assert deps.model.requests == []
+
+
+def test_cancellation_stops_generation_and_sends_nothing_more(allow):
+    calls = {"n": 0}
+
+    def cancelled():
+        calls["n"] += 1
+        return calls["n"] > 2
+    deps = deps_for(allow, ["Uno", " dos", " tres", " cuatro", " cinco"])
+    events = list(answer("¿Algo?", deps, cancelled=cancelled))
+    assert names(events)[-1].startswith("token") and "done" not in names(events)
+    assert deps.model.closed
+
+
+def test_guard_cut_is_reported_in_done(allow):
+    deps = deps_for(allow, ["Queda prohibido conducir utilizando auriculares [[REF:1]]. ",
+                            "Ver [[REF:9]] más"])
+    events = list(answer("¿Auriculares?", deps))
+    assert events[-1][1]["guard"] == {"cut": "out_of_range_slot", "token": 1}
+    assert "más" not in "".join(d.get("text", "") for n, d in events if n == "token")
+
+
+# --- the property: whatever the model writes, only allowlisted links/refs/quotes get out ---
+
+URLISH = re.compile(r"://|www\.|[\w.+-]+@[\w-]+\.\w|\b[\w-]+\.(?:es|com|org|net|gob|html?|php)\b", re.I)
+REFISH = re.compile(r"#|1428/2003|\bart(?:[íi]culo)?s?\.?\s*\d|\bapartado\s+\d|(?-i:REF:)", re.I)
+QUOTEISH = re.compile(r"[«»\"“”„<>\[\]]")
+
+fragments = st.sampled_from([
+    "http://evil.example/x", "https://boe.es/buscar/act.php?id=1", "www.dgt.es", "dgt.es/multas",
+    "[aquí](http://x.es)", "<a href='http://x.es'>x</a>", "<script>alert(1)</script>",
+    "**negrita**", "`code`", "# Título", "[[REF:99]]", "[[REF:0]]", "[[REF:1]]", "[[REF:2]]",
+    "[[REF:", "]]", "[1]", "RD-1428/2003#art48", "según el artículo 48.1", "art. 82.2",
+    "el apartado 3", "la Ley 18/2009", "«Queda prohibido conducir»", "\"texto citado\"",
+    "mailto:a@b.es", "javascript:alert(1)", " ", ". ", "Queda prohibido", " conducir",
+    " utilizando auriculares", " 120 km/h", "\n", "ñ", "🚗",
+])
+
+
+@st.composite
+def model_output(draw):
+    text = "".join(draw(st.lists(st.one_of(fragments, st.text(max_size=6)), max_size=14)))
+    cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=12)))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def _strings(value, path=""):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, f"{path}[{i}]")
+    elif isinstance(value, str):
+        yield path, value
+
+
+@given(model_output(), st.sampled_from(["chat", "completion"]))
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_nothing_outside_the_allowlist_reaches_the_client(allow, pieces, which):
+    prompt = CHAT if which == "chat" else COMPLETION
+    deps = deps_for(allow, pieces, prompt=prompt)
+    events = list(answer("¿Puedo conducir con auriculares?", deps))
+    sources = {s["n"]: s for s in events[0][1]["sources"]}
+    for name, data in events:
+        if name == "token":
+            if "cite" in data:
+                assert data["cite"] in sources           # only numbered, allowlisted sources
+                continue
+            text = data["text"]
+            assert not URLISH.search(text), text
+            assert not REFISH.search(text), text
+            assert not QUOTEISH.search(text), text
+        elif name in ("sources", "citations"):
+            for item in data.get("sources", []) + data.get("citations", []):
+                entry = allow.get(item["ref"])
+                assert entry is not None
+                assert item["url"] == entry.url and item["label"] == entry.label
+                if "quote" in item:
+                    assert item["quote"] == entry.text
+                    assert item["source_url"] == entry.source_url
+        else:
+            for path, s in _strings(data):
+                assert not URLISH.search(s) or path.endswith(("sha256",)), (name, path, s)
