@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildError, BuildErrors
+import re
+
 from .fragments import PageText, deep_link, find_all, read_page
+from .fragments.match import source_text
 from .guides import Citation
 from .models import IN_FORCE, AllowlistEntry, Block, Regulation, Unit
 from .normalize import normalize
@@ -22,6 +25,10 @@ from .refs import anchor, fragment, human_label
 
 MIN_WORDS = 4
 MIN_CHARS = 20
+# Literal comparison: exact characters; only whitespace runs (incl. U+00A0, which renders as a
+# space) compare as one space. Case, accents, NFD forms, homoglyphs, zero-width and bidi
+# characters all make a quote non-literal, even where a browser would still match it.
+_LITERAL_WS = re.compile(r"[ \t\n\r\f\u00a0]+")
 ROW_SEPARATOR = " | "  # a quote of consecutive table cells of one row: "Autopista y autovía | 120"
 
 
@@ -94,8 +101,16 @@ def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
     if m.start_anchor not in allowed or m.end_anchor not in allowed:
         return QuoteCheck(cit, f"outside the cited passage: found in #{m.start_anchor} on "
                                f"{unit.page}, not in {fragment(cit.ref)}")
+    literal = source_text(page, m.pos, m.end_pos)
+    if not _same_literal(cit.quote, literal):
+        return QuoteCheck(cit, f"not literal: the page reads «{literal}» (case, accents and "
+                               f"every character must be copied exactly)")
     link = deep_link(page, m.start_anchor, cit.quote)
     return QuoteCheck(cit, "", f"{unit.page}#{link.fragment}")
+
+
+def _same_literal(a: str, b: str) -> bool:
+    return _LITERAL_WS.sub(" ", a).strip() == _LITERAL_WS.sub(" ", b).strip()
 
 
 def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: set[str]) -> QuoteCheck:
@@ -114,6 +129,9 @@ def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: set[str]) -> 
     if len(found) > 1:
         return QuoteCheck(cit, f"table row found {len(found)} times on {unit.page}; quote more cells")
     first, last = page.blocks[found[0]], page.blocks[found[0] + k - 1]
+    cells = [page.blocks[found[0] + j].text for j in range(k)]
+    if not all(_same_literal(q, c) for q, c in zip(cit.quote.split(ROW_SEPARATOR), cells)):
+        return QuoteCheck(cit, f"not literal: the row reads «{ROW_SEPARATOR.join(cells)}»")
     if first.anchor not in allowed or last.anchor not in allowed:
         return QuoteCheck(cit, f"outside the cited passage: found in #{first.anchor} on "
                                f"{unit.page}, not in {fragment(cit.ref)}")
