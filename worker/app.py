@@ -77,66 +77,10 @@ def create_app(state: WorkerState) -> Flask:
             return error(message, err.code or 500)
         return err
 
-    @app.route("/api/ask", methods=["POST", "OPTIONS"])
-    def ask():
-        if request.method == "OPTIONS":
-            return Response(status=204)
-        if state.deps is None:
-            return error(f"the worker cannot answer: {state.unavailable}", 503)
-        wait = state.ask_limiter.check(_client())
-        if wait:
-            m.inc("citavial_rate_limited_total")
-            return error(f"too many questions; try again in {int(wait)} s", 429,
-                         {"Retry-After": str(int(wait))})
-        try:
-            question = parse_ask_body(request.get_data(cache=False), request.mimetype)
-        except InvalidInput as bad:
-            return error(str(bad), 400)
-        try:
-            ticket = state.slot.reserve()
-        except QueueFull:
-            m.inc("citavial_queue_full_total")
-            return error("the worker is busy (queue full); try again shortly", 503,
-                         {"Retry-After": "2"})
-        cancelled = request.environ.get("waitress.client_disconnected", lambda: False)
-        body = _Stream(state, question, ticket, cancelled)
-        return Response(body, mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-    @app.get("/api/search")
-    def search():
-        if state.deps is None:
-            return error(f"the worker cannot search: {state.unavailable}", 503)
-        wait = state.search_limiter.check(_client())
-        if wait:
-            m.inc("citavial_rate_limited_total")
-            return error(f"too many searches; try again in {int(wait)} s", 429,
-                         {"Retry-After": str(int(wait))})
-        try:
-            q, k = parse_search_args(request.args)
-        except InvalidInput as bad:
-            return error(str(bad), 400)
-        deps = state.deps
-        result = deps.retriever.search(q, k)
-        hits = [{"rank": h.rank, "ref": h.ref, "label": deps.allowlist.get(h.ref).label,
-                 "url": deps.allowlist.get(h.ref).url, "text": deps.allowlist.get(h.ref).text}
-                for h in result.hits if h.ref in deps.allowlist]
-        return Response(json.dumps({"ok": True, "query": q, "hits": hits,
-                                    "index_version": result.index_version,
-                                    "backend": result.backend}, ensure_ascii=False),
-                        mimetype="application/json")
-
-    @app.get("/health")
-    def health():
-        report = health_report(state)
-        return Response(json.dumps(report, ensure_ascii=False), mimetype="application/json",
-                        status=200 if report["ok"] else 503)
-
-    @app.get("/metrics")
-    def metrics():
-        m.set("citavial_queue_depth", state.slot.waiting)
-        m.set("citavial_inference_active", state.slot.active)
-        return Response(m.render(), mimetype="text/plain; version=0.0.4")
+    app.add_url_rule("/api/ask", "ask", lambda: _ask(state), methods=["POST", "OPTIONS"])
+    app.add_url_rule("/api/search", "search", lambda: _search(state), methods=["GET"])
+    app.add_url_rule("/health", "health", lambda: _health(state), methods=["GET"])
+    app.add_url_rule("/metrics", "metrics", lambda: _metrics(state), methods=["GET"])
 
     @app.get("/")
     @app.get("/<path:path>")
@@ -144,6 +88,74 @@ def create_app(state: WorkerState) -> Flask:
         return send_from_directory(state.dist_dir, path)
 
     return app
+
+
+def _limited(limiter: RateLimiter, state: WorkerState, what: str) -> Response | None:
+    wait = limiter.check(_client())
+    if not wait:
+        return None
+    state.metrics.inc("citavial_rate_limited_total")
+    return error(f"too many {what}; try again in {int(wait)} s", 429,
+                 {"Retry-After": str(int(wait))})
+
+
+def _ask(state: WorkerState) -> Response:
+    if request.method == "OPTIONS":
+        return Response(status=204)
+    if state.deps is None:
+        return error(f"the worker cannot answer: {state.unavailable}", 503)
+    refused = _limited(state.ask_limiter, state, "questions")
+    if refused:
+        return refused
+    try:
+        question = parse_ask_body(request.get_data(cache=False), request.mimetype)
+    except InvalidInput as bad:
+        return error(str(bad), 400)
+    try:
+        ticket = state.slot.reserve()
+    except QueueFull:
+        state.metrics.inc("citavial_queue_full_total")
+        return error("the worker is busy (queue full); try again shortly", 503,
+                     {"Retry-After": "2"})
+    cancelled = request.environ.get("waitress.client_disconnected", lambda: False)
+    return Response(_Stream(state, question, ticket, cancelled), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _search(state: WorkerState) -> Response:
+    if state.deps is None:
+        return error(f"the worker cannot search: {state.unavailable}", 503)
+    refused = _limited(state.search_limiter, state, "searches")
+    if refused:
+        return refused
+    try:
+        q, k = parse_search_args(request.args)
+    except InvalidInput as bad:
+        return error(str(bad), 400)
+    deps = state.deps
+    result = deps.retriever.search(q, k)
+    hits = []
+    for h in result.hits:
+        entry = deps.allowlist.get(h.ref)
+        if entry is not None:   # only citable passages, with their allowlisted link
+            hits.append({"rank": h.rank, "ref": h.ref, "label": entry.label, "url": entry.url,
+                         "text": entry.text})
+    return Response(json.dumps({"ok": True, "query": q, "hits": hits,
+                                "index_version": result.index_version,
+                                "backend": result.backend}, ensure_ascii=False),
+                    mimetype="application/json")
+
+
+def _health(state: WorkerState) -> Response:
+    report = health_report(state)
+    return Response(json.dumps(report, ensure_ascii=False), mimetype="application/json",
+                    status=200 if report["ok"] else 503)
+
+
+def _metrics(state: WorkerState) -> Response:
+    state.metrics.set("citavial_queue_depth", state.slot.waiting)
+    state.metrics.set("citavial_inference_active", state.slot.active)
+    return Response(state.metrics.render(), mimetype="text/plain; version=0.0.4")
 
 
 class _Stream:

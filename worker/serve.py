@@ -97,3 +97,34 @@ def serve(dist_dir: Path, host: str = "127.0.0.1", port: int = 8000, **kwargs) -
     print(f"citavial worker on http://{server.effective_host}:{server.effective_port}/ "
           f"({mode})", flush=True)
     server.run()
+
+
+class ServerThread:
+    """The worker on a background thread, for tests and benchmarks: ``with ServerThread(state)
+    as s: urlopen(s.url + "/health")``. Port 0 picks a free port on 127.0.0.1."""
+
+    def __init__(self, state: WorkerState, port: int = 0, threads: int = 8) -> None:
+        import threading
+        self.server = make_server(state, "127.0.0.1", port, threads)
+        self.url = f"http://127.0.0.1:{self.server.effective_port}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="citavial-worker", daemon=True)
+
+    def _loop(self) -> None:
+        from waitress import wasyncore
+        while not self._stop.is_set():   # short polls, so stop() never closes a socket in use
+            wasyncore.loop(timeout=0.05, map=self.server._map, count=1)
+
+    def __enter__(self) -> "ServerThread":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.server.task_dispatcher.shutdown()
+        from waitress import wasyncore
+        wasyncore.close_all(self.server._map)

@@ -45,7 +45,7 @@ def encode_term(text: str) -> str:
 
 
 def decode_term(raw: str) -> str:
-    """Decode one raw term; ValueError if it is empty, has a raw ``-``, a bad escape or bad UTF-8."""
+    """Decode one raw term; ValueError if empty, with a raw ``-``, a bad escape or bad UTF-8."""
     if not raw or "-" in raw:
         raise ValueError(f"invalid text directive term {raw!r}")
     if "%" in _ESCAPE.sub("", raw):
@@ -101,7 +101,8 @@ def parse_fragment(fragment: str) -> tuple[str, tuple[TextDirective | None, ...]
     element_id = _percent_decode_lenient(element)
     if not sep:
         return element_id, ()
-    found = [parse_directive(item[5:]) for item in directives.split("&") if item.startswith("text=")]
+    items = directives.split("&")
+    found = [parse_directive(item[5:]) for item in items if item.startswith("text=")]
     return element_id, tuple(found)
 
 
@@ -125,6 +126,10 @@ class DeepLink:
     kind: str  # "exact" | "range" | "fallback"
     context: bool = False  # prefix/suffix were needed
 
+    def __repr__(self) -> str:
+        frag = self.fragment if len(self.fragment) <= 60 else self.fragment[:57] + "..."
+        return f"DeepLink({self.kind}{'+context' if self.context else ''}, {frag!r})"
+
 
 def directive_for(page: PageText, anchor_id: str, text: str) -> str:
     """``{anchor_id}:~:text=...`` selecting exactly ``text`` inside the element ``anchor_id``.
@@ -143,11 +148,12 @@ def deep_link(page: PageText, anchor_id: str, text: str) -> DeepLink:
     span = locate(page, anchor_id, text)
     for directive, kind in _candidates(page, *span):
         hit = match_directive(page, directive)
-        if hit is not None and (hit.pos, hit.end_pos) == span:
+        if hit is not None and (hit.pos, hit.end_pos) == span and hit.targetable:
             fragment = f"{_encode_id(anchor_id)}:~:text={format_directive(directive)}"
             context = directive.prefix is not None or directive.suffix is not None
             return DeepLink(fragment, kind, context)
-    log.warning("no text directive selects the passage in #%s first; linking the id only", anchor_id)
+    log.warning("no text directive selects the passage in #%s first; linking the id only",
+                anchor_id)
     return DeepLink(_encode_id(anchor_id), "fallback")
 
 

@@ -20,6 +20,10 @@ which Chromium 156 was measured to implement exactly (tests/browser):
   spaces meet a space. Leading or trailing whitespace in a term must be on the page too, and a
   start term after a prefix, or a suffix, may not begin with whitespace.
 
+- the whitespace skip does not enter a hidden-until-found region (the body of a closed
+  ``<details>``, ``hidden=until-found``) other than the one it starts in, although terms do
+  match inside such regions (Chromium reveals them).
+
 ``find_all`` is the gate's occurrence counter and stays whitespace-run-insensitive (it finds at
 least every occurrence the browser would find).
 
@@ -174,7 +178,8 @@ def source_text(page: PageText, pos: int, end_pos: int) -> str:
     """The rendered text behind ``joined[pos:end_pos]`` (a span inside one block)."""
     b = page.block_at(pos)
     block, base = page.blocks[b], page.starts[b]
-    return block.text[_text_offset(block, pos - base, False):_text_offset(block, end_pos - base, True)]
+    start = _text_offset(block, pos - base, False)
+    return block.text[start:_text_offset(block, end_pos - base, True)]
 
 
 def make_match(page: PageText, pos: int, end_pos: int) -> Match:
@@ -192,13 +197,22 @@ def make_match(page: PageText, pos: int, end_pos: int) -> Match:
         if x != y:
             break
         common.append(x)
-    # Chromium's :target is the range's common ancestor in the flat tree; for two text nodes
-    # under a <details> that is a slot in its UA shadow tree, invisible to querySelector.
-    slotted = s_node != e_node and bool(common) and common[-1] in page.details and not (
-        page.summaries & {*s_chain[len(common):len(common) + 1], *e_chain[len(common):len(common) + 1]})
+    slotted = s_node != e_node and _in_details_body(page, tuple(common), s_chain, e_chain)
     targetable = s_block.targetable and e_block.targetable and not slotted
     return Match(pos, end_pos, sb, start, eb, end, s_block.anchor, e_block.anchor,
                  page.closest_id(tuple(common)), targetable)
+
+
+def _in_details_body(page: PageText, common: tuple, s_chain: tuple, e_chain: tuple) -> bool:
+    """Is the common ancestor the body slot of a <details>? (:target is then a UA shadow slot.)
+
+    Chromium's :target is the range's common ancestor in the FLAT tree; children of a details
+    element other than its summary are slotted into one shadow slot (measured).
+    """
+    if not common or common[-1] not in page.details:
+        return False
+    below = {*s_chain[len(common):len(common) + 1], *e_chain[len(common):len(common) + 1]}
+    return not page.summaries & below
 
 
 def find_all(page: PageText, term: str) -> tuple[Match, ...]:

@@ -23,14 +23,18 @@ adding anything. Rules, each measured in Chromium 156 (tests/browser):
   searchable), ``<dialog>`` without ``open``, ``<rp>``, CSS generated content (::before,
   list markers, ``<q>`` quotation marks).
 - Searchable although not shown: the contents of a closed ``<details>`` and of
-  ``hidden="until-found"`` (Chromium reveals them), ``aria-hidden`` and off-screen text, SVG
-  ``<text>``.
+  ``hidden="until-found"`` (Chromium reveals them; blocks there record their ``region``,
+  because a prefix/suffix whitespace skip does not enter such a region from outside it),
+  ``aria-hidden`` and off-screen text, SVG ``<text>``.
 - ``<textarea>`` content is searched but a match there targets nothing; its block has no anchor.
 - Whitespace: runs of space/tab/newline collapse to one space and blocks are trimmed, as CSS
   ``white-space: normal`` renders them; NBSP and other spaces are kept as characters.
 
 Stylesheets are not evaluated: only the ``hidden`` attribute and inline ``style`` can hide or
-re-display an element. Each Block records its text, its normalized text with the offset map,
+re-display an element. The parser is libxml2's HTML parser, not an HTML5 one: it keeps invalid
+markup that a browser repairs differently (a ``<td>`` outside a table survives here but is
+dropped by Chromium), so pages must be valid HTML; HTML5 void elements it does not know
+(``<wbr>``, ``<source>``…) are handled. Each Block records its text, its normalized text with the offset map,
 the id of its nearest ancestor-or-self element with an id (``anchor``), and per text run the chain
 of ancestor elements with ids, from which a match's ``:target`` element is derived.
 
@@ -64,7 +68,7 @@ class Block:
     """One block of rendered text: terms never straddle two blocks."""
 
     index: int
-    text: str  # rendered text: whitespace collapsed, trimmed
+    text: str  # rendered text: whitespace collapsed, trimmed; <br> / pre newlines are "\n"
     norm: str  # normalize(text)
     offsets: tuple[int, ...]  # normalize_with_map(text)[1]: norm offset -> text offset
     anchor: str | None  # id of the nearest ancestor-or-self of the block element with an id
@@ -91,7 +95,7 @@ class PageText:
     """The searchable text of one page: blocks in document order."""
 
     blocks: tuple[Block, ...]
-    ids: tuple[str | None, ...]  # per serial: the element's id (None: a details-related element)
+    ids: tuple[str | None, ...]  # per serial: element id (None: details/until-found w/o id)
     joined: str  # the blocks' norms joined with "\n" (never inside a norm)
     starts: tuple[int, ...]  # offset of each block's norm in ``joined``
     details: frozenset[int] = frozenset()  # serials of <details> elements

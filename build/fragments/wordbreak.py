@@ -29,7 +29,8 @@ __all__ = ["is_boundary"]
 _LETTER, _DIGIT, _CONNECT, _MID_LETTER, _MID_BOTH, _MID_NUM, _TRANSPARENT, _OTHER = range(8)
 _MID_LETTER_CHARS = frozenset("\u00b7\u0387\u055f\u05f4\u2027")
 _MID_BOTH_CHARS = frozenset("'\u2018\u2019\u2024\ufe52\uff07")
-_MID_NUM_CHARS = frozenset(".,;\u037e\u0589\u060c\u060d\u066c\u07f8\u2044\ufe10\ufe14\uff0c\uff0e\uff1b")
+_MID_NUM_CHARS = frozenset(
+    ".,;\u037e\u0589\u060c\u060d\u066c\u07f8\u2044\ufe10\ufe14\uff0c\uff0e\uff1b")
 _BREAKING_FORMAT = frozenset("\u00ad\u200b")  # soft hyphen, zero width space
 
 

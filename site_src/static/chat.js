@@ -182,6 +182,7 @@
   }
 
   function handle(st, name, d) {
+    log.scrollTop = log.scrollHeight; // keep the newest text in view
     if (name === "sources") {
       d.sources.forEach(function (s) { st.sources[s.n] = s; });
       setStatus(d.sources.length ? "Redactando la respuesta…" : "");

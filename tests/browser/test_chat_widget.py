@@ -1,0 +1,150 @@
+"""The chat widget in Debian's Chromium, on a built page served by the real worker.
+
+The worker (real Gemma 3 270M, real index and allowlist) serves the built site and the API on
+127.0.0.1; the page's widget asks a question, streams the answer, and its citation chip opens
+the cited passage, which the page highlights (:target). Also: keyboard use, the offline state,
+and that the page works with the worker down.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from worker.serve import ServerThread, load_state
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+QUESTION = "¿Se puede conducir con auriculares?"
+WIDGET_TAGS = ('id="citavial-chat"', "static/chat.js", "static/chat.css")
+
+
+@pytest.fixture(scope="module")
+def site(request, tmp_path_factory) -> Path:
+    """The built site (CITAVIAL_TEST_SITE_SRC may point at another site_src, for development)."""
+    src = os.environ.get("CITAVIAL_TEST_SITE_SRC")
+    if src:
+        from build.pipeline import build_site
+        from support import AS_OF, CORPUS
+        out = tmp_path_factory.mktemp("widget-site") / "dist"
+        build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=Path(src))
+        return out
+    return request.getfixturevalue("built_site")
+
+
+@pytest.fixture(scope="module")
+def worker(site):
+    page = (site / "art18.html").read_text(encoding="utf-8")
+    missing = [t for t in WIDGET_TAGS if t not in page]
+    if missing:
+        pytest.fail(f"built pages lack the chat widget ({missing}): add the tags of "
+                    "worker/README.md 'Chat widget' to site_src/templates/base.html")
+    state = load_state(site, ask_per_minute=0)
+    assert state.deps is not None and state.deps.model is not None, state.unavailable
+    with ServerThread(state) as srv:
+        yield srv, state
+
+
+@pytest.fixture()
+def tab(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    # The widget's fallback address: never let a stray local worker answer these tests.
+    page.route("http://127.0.0.1:8000/**", lambda route: route.abort())
+    yield page
+    context.close()
+
+
+def ask(tab, question: str) -> None:
+    tab.click(".cv-toggle")
+    tab.wait_for_function("() => document.querySelector('.cv-status').textContent"
+                          ".startsWith('Listo')", timeout=10000)
+    tab.fill("#cv-q", question)
+    tab.keyboard.press("Enter")
+    tab.wait_for_selector(".cv-item[aria-busy='false']", timeout=120000)
+
+
+def test_widget_answers_and_its_chip_opens_the_passage_highlighted(worker, tab):
+    srv, state = worker
+    tab.goto(srv.url + "/index.html")
+    ask(tab, QUESTION)
+    assert tab.inner_text(".cv-q") == QUESTION
+    quotes = tab.locator(".cv-cite blockquote").all_inner_texts()
+    assert quotes, tab.inner_text(".cv-item")
+    chip = tab.locator(".cv-cite figcaption a.cv-chip").first
+    href = chip.get_attribute("href")
+    ref = next(e for e in state.deps.allowlist.entries.values()
+               if href.endswith(e.url))
+    assert quotes[0] == ref.text                     # the quote is the allowlist's, verbatim
+    assert re.search(r"Respuesta (completa|extractiva)", tab.inner_text(".cv-status"))
+    chip.click()
+    tab.wait_for_url(re.compile(re.escape(ref.page)))
+    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    target = tab.evaluate("""() => {
+        const t = document.querySelector(':target').closest('[id]');
+        const r = t.getBoundingClientRect();
+        return {id: t.id, bg: getComputedStyle(t).backgroundColor,
+                inView: r.bottom > 0 && r.top < innerHeight, text: t.textContent};
+    }""")
+    assert target["id"] == ref.anchor and target["inView"]
+    assert target["bg"] == "rgb(255, 248, 214)"      # site.css .passage:target
+    assert " ".join(ref.text.split())[:40] in " ".join(target["text"].split())
+    tab.screenshot(path=str(Path(os.environ.get("CITAVIAL_SHOTS", "/tmp")) /
+                            "citavial-chip-target.png"))
+
+
+def test_streamed_answer_shows_sentences_and_retractions_in_place(worker, tab):
+    srv, _ = worker
+    tab.goto(srv.url + "/art48.html")
+    ask(tab, "¿Qué es una vía urbana?")
+    item = tab.locator(".cv-item").first
+    text = item.inner_text()
+    retracted = item.locator(".cv-retracted").count()
+    extractive = item.locator(".cv-extractive").count()
+    sentences = item.locator(".cv-s").count()
+    assert sentences or extractive or item.locator(".cv-abstain").count()
+    if retracted:
+        assert "Frase retirada" in text and item.locator(".cv-retracted del").count() == retracted
+        assert item.locator(".cv-retracted a").count() == 0   # a retracted sentence links nothing
+
+
+def test_keyboard_only_use(worker, tab):
+    srv, _ = worker
+    tab.goto(srv.url + "/index.html")
+    tab.focus(".cv-toggle")
+    tab.keyboard.press("Enter")
+    assert tab.evaluate("() => document.activeElement.id") == "cv-q"
+    assert tab.get_attribute(".cv-toggle", "aria-expanded") == "true"
+    assert tab.get_attribute(".cv-log", "role") == "log"
+    assert tab.get_attribute(".cv-log", "aria-live") == "polite"
+    assert tab.inner_text("label[for='cv-q']") == "Tu pregunta"
+    tab.keyboard.press("Escape")
+    assert tab.is_hidden("#cv-panel")
+    assert tab.evaluate("() => document.activeElement.className") == "cv-toggle"
+
+
+def test_offline_state_and_site_still_browsable(site, tab):
+    """Served by a plain static server with no worker: the widget says so, links still work."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        tab.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        tab.click(".cv-toggle")
+        tab.wait_for_selector(".cv-panel.cv-offline", timeout=10000)
+        assert "sin conexión" in tab.inner_text(".cv-status")
+        assert tab.is_disabled(".cv-send")
+        tab.click("a[href='art18.html']")
+        tab.wait_for_url(re.compile(r"art18\.html$"))
+        assert "Artículo 18" in tab.inner_text("h1")
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,99 @@
+"""`citavial ask` / `serve` / `model-setup` / `calibrate` as registered by worker.cli.add_parsers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+import worker.serve
+from worker.answer import Deps
+from worker.cli import add_parsers
+from worker.prompts import PROMPTS_DIR, load_prompt
+from worker_helpers import (SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, ScriptedModel,
+                            fixed_allowlist)
+
+REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="citavial")
+    add_parsers(p.add_subparsers(dest="command", required=True))
+    return p
+
+
+def run(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    return args.func(args)
+
+
+@pytest.fixture()
+def scripted(tmp_path, monkeypatch):
+    allow = fixed_allowlist(tmp_path)
+
+    def fake_load_deps(dist, load_llm=True, **kw):
+        model = ScriptedModel(["Queda prohibido conducir utilizando auriculares [[REF:1]]."]) \
+            if load_llm else None
+        return Deps(FixedRetriever(allow, REFS), allow,
+                    load_prompt(PROMPTS_DIR / "answer-chat.md"), model, SCRIPTED_STATUS,
+                    TEST_CALIBRATION), "", {}
+    monkeypatch.setattr(worker.serve, "load_deps", fake_load_deps)
+    return allow
+
+
+def test_subcommands_are_registered():
+    p = parser()
+    for cmd in ("serve", "ask", "model-setup", "calibrate"):
+        assert p.parse_args([cmd] + (["¿x?"] if cmd == "ask" else [])).command == cmd
+    args = p.parse_args(["serve"])
+    assert (args.host, args.port) == ("127.0.0.1", 8000)
+
+
+def test_ask_json(scripted, capsys):
+    assert run(["ask", "¿Puedo conducir con auriculares?", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"answered", "abstain_reason", "text", "citations", "latencies", "model"}
+    assert out["answered"] is True and out["mode"] == "generated"
+    assert out["text"] == "Queda prohibido conducir utilizando auriculares [1]."
+    c = out["citations"][0]
+    assert set(c) == {"n", "ref", "url", "quote"}
+    assert c["quote"] == scripted.get(REFS[0]).text and c["url"] == scripted.get(REFS[0]).url
+
+
+def test_ask_human_readable(scripted, capsys):
+    assert run(["ask", "¿Puedo conducir con auriculares?"]) == 0
+    out = capsys.readouterr().out
+    assert "[1] art. 18.2 — art18.html#art18-2" in out and "«2. Queda prohibido" in out
+
+
+def test_ask_no_model_is_extractive(scripted, capsys):
+    assert run(["ask", "¿Auriculares?", "--json", "--no-model"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mode"] == "extractive" and len(out["citations"]) == 1
+
+
+def test_batch_one_json_object_per_line(scripted, tmp_path, capsys):
+    f = tmp_path / "q.txt"
+    f.write_text("¿Puedo conducir con auriculares?\n\nab\n¿Y en autopista?\n", encoding="utf-8")
+    assert run(["ask", "--batch", str(f)]) == 1        # one invalid line → exit 1
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 3
+    assert lines[0]["answered"] is True and lines[2]["answered"] is True
+    assert lines[1] == {"line": 3, "ok": False, "error": lines[1]["error"]}
+    assert "between 3 and 500" in lines[1]["error"]
+
+
+def test_batch_unreadable_file(scripted, tmp_path, capsys):
+    assert run(["ask", "--batch", str(tmp_path / "none.txt")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_ask_needs_exactly_one_input(scripted, capsys):
+    assert run(["ask"]) == 2
+    assert run(["ask", "¿x?", "--batch", "f"]) == 2
+
+
+def test_ask_rejects_a_bad_question(scripted, capsys):
+    assert run(["ask", "a\x07b c"]) == 2
+    assert "U+0007" in capsys.readouterr().err

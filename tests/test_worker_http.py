@@ -1,0 +1,282 @@
+"""The worker over real HTTP: waitress on 127.0.0.1 (port 0) in a thread, a scripted model.
+
+Covers real streaming (a token reaches the client while the model is still blocked), the error
+shape, validation, rate limiting, the bounded queue, disconnects stopping generation, /health,
+/metrics, static files and CORS. The real model over HTTP is in test_worker_real.py (slow).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from worker.answer import Deps
+from worker.app import WorkerState
+from worker.limits import InferenceSlot, RateLimiter
+from worker.prompts import PROMPTS_DIR, load_prompt
+from worker.serve import ServerThread
+from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, fixed_allowlist
+
+REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
+ANSWER = ["Queda prohibido conducir utilizando auriculares", " [[REF:1]]", "."]
+
+
+class GatedModel:
+    """Yields its first piece, then waits for ``release`` before each further piece."""
+
+    def __init__(self, pieces, wait=True):
+        self.pieces, self.release = pieces, threading.Event()
+        self.yielded, self.closed, self.wait = 0, threading.Event(), wait
+        if not wait:
+            self.release.set()
+
+    def stream(self, request):
+        try:
+            for i, p in enumerate(self.pieces):
+                if i and not self.release.wait(10):
+                    return
+                self.yielded += 1
+                yield p
+        finally:
+            self.closed.set()
+
+
+@pytest.fixture()
+def server(tmp_path):
+    started = []
+
+    def start(model=None, limiter=None, max_waiting=4, deps=True):
+        dist = tmp_path / "dist"
+        (dist / "static").mkdir(parents=True, exist_ok=True)
+        (dist / "index.html").write_text("<!doctype html><title>citavial</title>", "utf-8")
+        (dist / "static" / "chat.js").write_text("/* widget */", "utf-8")
+        allow = fixed_allowlist(tmp_path)
+        d = Deps(FixedRetriever(allow, REFS), allow, load_prompt(PROMPTS_DIR / "answer-chat.md"),
+                 model if model is not None else GatedModel(ANSWER, wait=False),
+                 SCRIPTED_STATUS, TEST_CALIBRATION) if deps else None
+        state = WorkerState(dist_dir=dist, deps=d, unavailable="" if deps else "index missing",
+                            index_info={"loaded": deps, "version": "fixed-1"},
+                            ask_limiter=limiter or RateLimiter(0, 1),
+                            slot=InferenceSlot(max_waiting))
+        srv = ServerThread(state, threads=6).__enter__()
+        started.append(srv)
+        return srv.server.effective_port, state
+    yield start
+    for srv in started:
+        srv.stop()
+
+
+def post(port, body: bytes, ctype="application/json", headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+    conn.request("POST", "/api/ask", body=body, headers={"Content-Type": ctype, **(headers or {})})
+    return conn, conn.getresponse()
+
+
+def events_of(resp) -> list[tuple[str, dict]]:
+    out = []
+    for block in resp.read().decode().split("\n\n"):
+        if block.strip():
+            head, data = block.split("\n")
+            out.append((head[7:], json.loads(data[6:])))
+    return out
+
+
+def ask(port, question="¿Puedo conducir con auriculares?"):
+    return post(port, json.dumps({"question": question}).encode())
+
+
+def raw_ask(port, question="¿Puedo conducir con auriculares?") -> socket.socket:
+    """A POST on a bare socket, so the test can read the stream byte by byte or hang up."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    body = json.dumps({"question": question}).encode()
+    sock.sendall(b"POST /api/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    return sock
+
+
+def recv_until(sock: socket.socket, needle: bytes, seen: bytes = b"") -> bytes:
+    deadline = time.monotonic() + 10
+    while needle not in seen and time.monotonic() < deadline:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
+def raw_get(port, path: str) -> bytes:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    out = b""
+    while chunk := sock.recv(65536):
+        out += chunk
+    sock.close()
+    return out
+
+
+def test_answer_streams_as_sse(server):
+    port, _ = server()
+    conn, resp = ask(port)
+    assert resp.status == 200
+    assert resp.getheader("Content-Type").startswith("text/event-stream")
+    assert resp.getheader("Cache-Control") == "no-cache"
+    events = events_of(resp)
+    assert [e for e, _ in events][0] == "sources" and events[-1][0] == "done"
+    assert events[-1][1]["mode"] == "generated"
+
+
+def test_token_reaches_client_while_model_is_still_generating(server):
+    model = GatedModel(["Queda prohibido ", "conducir utilizando auriculares [[REF:1]].", ""])
+    port, _ = server(model=model)
+    sock = raw_ask(port)
+    seen = recv_until(sock, b"event: token")
+    assert b"event: sources" in seen and b"event: token" in seen
+    assert model.yielded == 1 and not model.release.is_set()   # the model is still blocked
+    model.release.set()
+    assert b"event: done" in recv_until(sock, b"event: done", seen)
+    sock.close()
+
+
+BAD_BODIES = [
+    ("not-json", b"{question: hola}", "application/json", "not valid JSON"),
+    ("not-utf8", b'{"question": "\xff\xfe"}', "application/json", "not valid UTF-8"),
+    ("wrong-type", b'{"question": 42}', "application/json", "must be a string"),
+    ("missing-field", b'{"pregunta": "hola"}', "application/json", '"question" field'),
+    ("extra-field", b'{"question": "hola hola", "k": 9}', "application/json", "unknown field"),
+    ("too-short", b'{"question": "ab"}', "application/json", "between 3 and 500"),
+    ("too-long", json.dumps({"question": "a" * 501}).encode(), "application/json",
+     "between 3 and 500"),
+    ("control-char", b'{"question": "hola\\u0007que"}', "application/json", "U+0007"),
+    ("newline", b'{"question": "hola\\nque"}', "application/json", "U+000A"),
+    ("lone-surrogate", b'{"question": "hola \\ud800 que"}', "application/json", "U+D800"),
+    ("array", b'["hola"]', "application/json", '"question" field'),
+    ("form-encoded", b"question=hola", "application/x-www-form-urlencoded", "application/json"),
+]
+
+
+@pytest.mark.parametrize("body,ctype,needle", [b[1:] for b in BAD_BODIES],
+                         ids=[b[0] for b in BAD_BODIES])
+def test_bad_input_gets_one_error_shape(server, body, ctype, needle):
+    port, _ = server()
+    conn, resp = post(port, body, ctype)
+    doc = json.loads(resp.read())
+    assert resp.status == 400
+    assert set(doc) == {"ok", "error", "status"} and doc["ok"] is False and doc["status"] == 400
+    assert needle in doc["error"]
+
+
+def test_body_too_large_is_413_in_the_same_shape(server):
+    port, _ = server()
+    conn, resp = post(port, json.dumps({"question": "x" * 20000}).encode())
+    doc = json.loads(resp.read())
+    assert resp.status == 413 and doc == {"ok": False, "status": 413, "error": doc["error"]}
+
+
+def test_rate_limit_gives_429_with_retry_after_but_not_on_health(server):
+    port, _ = server(limiter=RateLimiter(per_minute=1, burst=1))
+    conn, first = ask(port)
+    first.read()
+    conn, second = ask(port)
+    doc = json.loads(second.read())
+    assert second.status == 429 and int(second.getheader("Retry-After")) >= 1
+    assert doc["ok"] is False and doc["status"] == 429
+    for _ in range(5):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("GET", "/health")
+        assert c.getresponse().status == 200
+
+
+def test_queue_full_gives_503(server):
+    model = GatedModel(ANSWER)
+    port, state = server(model=model, max_waiting=0)
+    first = raw_ask(port)              # holds the model (blocked after its first piece)
+    seen = recv_until(first, b"event: token")
+    conn2, resp2 = ask(port)
+    doc = json.loads(resp2.read())
+    assert resp2.status == 503 and doc["status"] == 503 and resp2.getheader("Retry-After")
+    model.release.set()
+    assert b"event: done" in recv_until(first, b"event: done", seen)
+    first.close()
+
+
+def test_client_disconnect_stops_generation(server):
+    pieces = ["uno "] + [f"palabra{i} " for i in range(200)]
+    model = GatedModel(pieces)
+    port, state = server(model=model)
+    sock = raw_ask(port)
+    assert b"event: sources" in recv_until(sock, b"event: sources")
+    sock.close()
+    model.release.set()                # let it run: only the disconnect can stop it now
+    assert model.closed.wait(10)
+    assert model.yielded < len(pieces)
+    deadline = time.monotonic() + 5
+    while state.slot.active and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert state.slot.active == 0 and state.slot.waiting == 0   # the model is free again
+    assert state.metrics.value("citavial_disconnects_total") == 1
+
+
+def test_health_and_metrics(server):
+    port, _ = server()
+    ask(port)[1].read()
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c.request("GET", "/health")
+    health = json.loads(c.getresponse().read())
+    assert health["ok"] is True and health["mode"] == "generative"
+    assert health["model"]["file"] == "scripted.gguf" and health["index"]["version"] == "fixed-1"
+    c.request("GET", "/metrics")
+    r = c.getresponse()
+    text = r.read().decode()
+    assert r.getheader("Content-Type").startswith("text/plain")
+    assert 'citavial_answers_total{mode="generated"} 1' in text
+    assert 'citavial_latency_seconds_count{stage="total"} 1' in text
+    assert "citavial_queue_depth 0" in text
+
+
+def test_without_index_the_site_is_served_and_api_says_why(server):
+    port, _ = server(deps=False)
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c.request("GET", "/")
+    assert c.getresponse().read().startswith(b"<!doctype html>")
+    c.request("GET", "/health")
+    r = c.getresponse()
+    assert r.status == 503 and json.loads(r.read())["reason"] == "index missing"
+    conn, resp = ask(port)
+    doc = json.loads(resp.read())
+    assert resp.status == 503 and "index missing" in doc["error"]
+
+
+def test_static_files_and_no_traversal(server):
+    port, _ = server()
+    assert raw_get(port, "/static/chat.js").endswith(b"\r\n\r\n/* widget */")
+    for path in ("/../worker/app.py", "/static/../../worker/app.py", "/%2e%2e/worker/app.py"):
+        assert raw_get(port, path).startswith(b"HTTP/1.1 404"), path
+    reply = raw_get(port, "/api/nothing")
+    assert reply.startswith(b"HTTP/1.1 404") and b'"status": 404' in reply
+
+
+def test_search_endpoint(server):
+    port, _ = server()
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c.request("GET", "/api/search?q=auriculares&k=2")
+    doc = json.loads(c.getresponse().read())
+    assert doc["ok"] is True and [h["ref"] for h in doc["hits"]] == REFS[:2]
+    c.request("GET", "/api/search?q=ab")
+    r = c.getresponse()
+    assert r.status == 400 and "'q'" in json.loads(r.read())["error"]
+
+
+def test_cors_only_for_local_origins(server):
+    port, _ = server()
+    for origin, allowed in (("null", True), ("http://127.0.0.1:8080", True),
+                            ("https://evil.example", False)):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("OPTIONS", "/api/ask", headers={"Origin": origin})
+        r = c.getresponse()
+        r.read()
+        assert (r.getheader("Access-Control-Allow-Origin") == origin) is allowed

@@ -1,0 +1,181 @@
+"""`citavial calibrate`: fit the abstention gate and the support threshold; write calibration.json.
+
+Gate. For every golden question the retriever's evidence features are read; a logistic
+regression (standardised features, L2, Newton's method — numpy only) separates answerable
+(``kind == "positive"``) from unanswerable questions; the threshold on its score is the one that
+minimises the larger of the two error rates:
+
+* false abstention rate  = positives the gate refuses / positives;
+* missed abstention rate = negatives the gate lets through / negatives.
+
+Both are reported on the fitting data and by 5-fold cross-validation (folds by question order,
+deterministic), which is the honest estimate.
+
+Support. worker/support-labels.jsonl holds model sentences judged by hand against the passage
+they cite ({"sentence", "ref", "supported", "note"}); the threshold is the midpoint between two
+neighbouring scores that maximises accuracy on them (ties: the one that keeps fewer unsupported
+sentences — a wrong answer costs more than a missing one), reported with the precision and
+recall of "supported".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+from build.atomic import write_text
+from build.errors import BuildError
+
+from .calibration import PATH, SCHEMA
+from .support import support
+
+FOLDS = 5
+L2 = 1.0
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2-regularised logistic regression (x already standardised)."""
+    n, d = x.shape
+    xb = np.hstack([x, np.ones((n, 1))])
+    w = np.zeros(d + 1)
+    reg = np.full(d + 1, l2)
+    reg[-1] = 0.0   # the bias is not shrunk
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-xb @ w))
+        grad = xb.T @ (p - y) + reg * w
+        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(reg)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w[:-1], float(w[-1])
+
+
+def best_threshold(scores: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """(threshold, false abstention rate, missed abstention rate) minimising the larger rate;
+    abstain when score < threshold. Candidates are midpoints between sorted scores."""
+    s = np.sort(np.unique(scores))
+    candidates = np.concatenate([[s[0] - 1.0], (s[1:] + s[:-1]) / 2, [s[-1] + 1.0]])
+    best = None
+    for t in candidates:
+        fa, ma = rates(scores, y, t)
+        key = (max(fa, ma), fa + ma, -t)
+        if best is None or key < best[0]:
+            best = (key, float(t), fa, ma)
+    return best[1], best[2], best[3]
+
+
+def rates(scores: np.ndarray, y: np.ndarray, t: float) -> tuple[float, float]:
+    abstain = scores < t
+    pos, neg = y == 1, y == 0
+    fa = float((abstain & pos).sum() / max(pos.sum(), 1))
+    ma = float((~abstain & neg).sum() / max(neg.sum(), 1))
+    return fa, ma
+
+
+def _standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    return mean, scale
+
+
+def fit_gate(x: np.ndarray, y: np.ndarray) -> dict:
+    mean, scale = _standardise(x)
+    w, b = fit_logistic((x - mean) / scale, y)
+    scores = ((x - mean) / scale) @ w + b
+    t, fa, ma = best_threshold(scores, y)
+    return {"mean": mean.tolist(), "scale": scale.tolist(), "weights": w.tolist(), "bias": b,
+            "threshold": t, "fit": {"false_abstention": round(fa, 4),
+                                    "missed_abstention": round(ma, 4)}}
+
+
+def cross_validate(x: np.ndarray, y: np.ndarray, folds: int = FOLDS) -> dict:
+    """Fit on k-1 folds, threshold from those, measure on the held-out fold; pooled rates."""
+    fold = np.arange(len(y)) % folds
+    abstain = np.zeros(len(y), dtype=bool)
+    for k in range(folds):
+        train, test = fold != k, fold == k
+        g = fit_gate(x[train], y[train])
+        z = (x[test] - np.array(g["mean"])) / np.array(g["scale"])
+        abstain[test] = z @ np.array(g["weights"]) + g["bias"] < g["threshold"]
+    pos, neg = y == 1, y == 0
+    return {"folds": folds,
+            "false_abstention": round(float((abstain & pos).sum() / pos.sum()), 4),
+            "missed_abstention": round(float((~abstain & neg).sum() / neg.sum()), 4)}
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        raise BuildError(str(path), f"cannot read ({err.strerror})", "check the path") from None
+    out = []
+    for i, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise BuildError(f"{path}:{i}", f"is not JSON ({err.msg})", "fix the line") from None
+    return out
+
+
+def calibrate_support(labels: list[dict], allowlist) -> dict:
+    rows = []
+    for i, item in enumerate(labels):
+        entry = allowlist.get(item["ref"])
+        if entry is None:
+            raise BuildError(f"support-labels[{i}].ref", f"{item['ref']!r} is not in the "
+                             "allowlist", "relabel against the current build")
+        v = support(item["sentence"], entry.text, threshold=0.0)
+        rows.append((v.score, v.reason != "number_not_in_passage", bool(item["supported"])))
+    best = None
+    scores = sorted({s for s, _, _ in rows})
+    for t in [0.0, *((a + b) / 2 for a, b in zip(scores, scores[1:])), 1.01]:
+        kept = [(ok_num and s >= t, truth) for s, ok_num, truth in rows]
+        acc = sum(k == truth for k, truth in kept) / len(kept)
+        wrong_keeps = sum(1 for k, truth in kept if k and not truth)
+        if best is None or (acc, -wrong_keeps) > (best[0], -best[3]):
+            best = (acc, t, kept, wrong_keeps)
+    acc, t, kept, _ = best
+    tp = sum(1 for k, truth in kept if k and truth)
+    return {"threshold": round(t, 4), "n": len(rows),
+            "supported_labels": sum(1 for *_, truth in rows if truth),
+            "accuracy": round(acc, 4),
+            "precision": round(tp / max(sum(k for k, _ in kept), 1), 4),
+            "recall": round(tp / max(sum(truth for _, truth in kept), 1), 4)}
+
+
+def calibrate(golden: Path, labels: Path, dist_dir: Path) -> str:
+    from .allowlist import load_allowlist
+    from .serve import load_retriever
+    allow = load_allowlist(Path(dist_dir) / "allowlist.json")
+    retriever = load_retriever(dist_dir)
+    items = read_jsonl(golden)
+    results = [retriever.search(g["question"], 4) for g in items]
+    names = [n for n, _ in results[0].evidence]
+    x = np.array([[dict(r.evidence)[n] for n in names] for r in results], dtype=np.float64)
+    y = np.array([1.0 if g["kind"] == "positive" else 0.0 for g in items])
+    gate = fit_gate(x, y)
+    cv = cross_validate(x, y)
+    sup = calibrate_support(read_jsonl(labels), allow)
+    doc = {"schema": SCHEMA, "created": date.today().isoformat(),
+           "index_version": results[0].index_version, "backend": results[0].backend,
+           "golden": {"file": Path(golden).name, "sha256": hashlib.sha256(
+               Path(golden).read_bytes()).hexdigest(), "positives": int(y.sum()),
+               "negatives": int(len(y) - y.sum())},
+           "gate": {"features": names, **{k: gate[k] for k in ("mean", "scale", "weights",
+                                                              "bias", "threshold")}},
+           "report": {"gate_fit": gate["fit"], "gate_cv": cv, "support": sup},
+           "support": {"threshold": sup["threshold"]}}
+    write_text(PATH, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    return (f"calibrated on {len(items)} golden questions ({int(y.sum())} positive): gate "
+            f"{len(names)} features, fit FA {gate['fit']['false_abstention']:.3f} / MA "
+            f"{gate['fit']['missed_abstention']:.3f}, {FOLDS}-fold CV FA "
+            f"{cv['false_abstention']:.3f} / MA {cv['missed_abstention']:.3f}; support threshold "
+            f"{sup['threshold']} on {sup['n']} labelled sentences (accuracy {sup['accuracy']}, "
+            f"precision {sup['precision']}, recall {sup['recall']}) → {PATH}")
