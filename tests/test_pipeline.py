@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from datetime import date
 
@@ -11,15 +10,8 @@ import pytest
 from build.cli import main
 from build.errors import BuildError
 from build.pipeline import build_site
-from support import AS_OF, CORPUS, SITE_SRC
+from support import AS_OF, CORPUS, SITE_SRC, tree_hash
 
-
-def _tree_hash(path):
-    h = hashlib.sha256()
-    for p in sorted(path.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(path)).encode() + p.read_bytes())
-    return h.hexdigest()
 
 
 @pytest.fixture
@@ -52,11 +44,11 @@ def _break_template(tmp_path):
 ])
 def test_failed_build_leaves_dist_untouched(tmp_path, previous_dist, breaker, message):
     corpus, site = breaker(tmp_path)
-    before = _tree_hash(previous_dist)
+    before = tree_hash(previous_dist)
     with pytest.raises(Exception) as err:
         build_site(corpus_dir=corpus, out_dir=previous_dist, as_of=AS_OF, site_src=site)
     assert message in str(err.value)
-    assert _tree_hash(previous_dist) == before
+    assert tree_hash(previous_dist) == before
     leftovers = [p.name for p in previous_dist.parent.iterdir() if p.name.startswith(".dist.")]
     assert leftovers == []  # no staging directory left behind
 
@@ -65,7 +57,7 @@ def test_build_is_deterministic(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     build_site(corpus_dir=CORPUS, out_dir=a, as_of=AS_OF, site_src=SITE_SRC)
     build_site(corpus_dir=CORPUS, out_dir=b, as_of=AS_OF, site_src=SITE_SRC)
-    assert _tree_hash(a) == _tree_hash(b)
+    assert tree_hash(a) == tree_hash(b)
 
 
 def test_cli_reports_one_line_error(tmp_path, capsys):

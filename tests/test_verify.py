@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 
 import pytest
@@ -13,7 +12,7 @@ from build.guides import Citation
 from build.pipeline import build_site, load_regulation
 from build.refs import parse_ref
 from build.verify import Pages, check_quote
-from support import AS_OF, CORPUS, SITE_SRC
+from support import AS_OF, CORPUS, SITE_SRC, tree_hash
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +65,6 @@ def test_gate_cases(gate, ref, quote, reason):
         assert check.url.startswith("art48.html#") and ":~:text=" in check.url
 
 
-def _tree_hash(path):
-    return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(path.rglob("*"))
-                                   if p.is_file())).hexdigest()
-
 
 def test_fabricated_quote_fails_the_build_and_dist_is_untouched(tmp_path, capsys):
     site = tmp_path / "site_src"
@@ -80,14 +75,14 @@ def test_fabricated_quote_fails_the_build_and_dist_is_untouched(tmp_path, capsys
     out = tmp_path / "dist"
     out.mkdir()
     (out / "index.html").write_text("previous")
-    before = _tree_hash(out)
+    before = tree_hash(out)
     code = main(["build", "--site-src", str(site), "--out", str(out), "--as-of", "2026-11-29"])
     err = capsys.readouterr().err
     assert code == 1
     line = len(guide.read_text().splitlines())
     assert f"velocidad.md:{line}: RD-1428/2003#art48.1.a «los turismos" in err
     assert "not found on the cited page" in err
-    assert _tree_hash(out) == before
+    assert tree_hash(out) == before
 
 
 def test_every_failure_is_reported_not_just_the_first(tmp_path):

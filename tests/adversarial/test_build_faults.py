@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import subprocess
@@ -14,18 +13,11 @@ import pytest
 from build.corpus import load_manifest, sha256_hex, write_manifest
 from build.errors import BuildError
 from build.pipeline import build_site
-from support import AS_OF, CORPUS, ROOT, SITE_SRC
+from support import AS_OF, CORPUS, ROOT, SITE_SRC, tree_hash
 
 pytestmark = pytest.mark.adversarial
 XML = "BOE-A-2003-23514.xml"
 
-
-def _tree_hash(path):
-    h = hashlib.sha256()
-    for p in sorted(path.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(path)).encode() + p.read_bytes())
-    return h.hexdigest()
 
 
 def _corpus_with(tmp_path, data: bytes, rehash: bool = True):
@@ -66,7 +58,7 @@ def test_bad_corpus_is_refused_and_dist_untouched(tmp_path, data, rehash, messag
     out = tmp_path / "dist"
     out.mkdir()
     (out / "index.html").write_text("previous build")
-    before = _tree_hash(out)
+    before = tree_hash(out)
     t0 = time.perf_counter()
     with pytest.raises(BuildError) as err:
         build_site(corpus_dir=corpus, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
@@ -74,7 +66,7 @@ def test_bad_corpus_is_refused_and_dist_untouched(tmp_path, data, rehash, messag
     text = str(err.value)
     assert message in text and XML in text
     assert len(text.splitlines()) == 1
-    assert _tree_hash(out) == before
+    assert tree_hash(out) == before
 
 
 def test_two_builds_at_once_leave_a_whole_dist(tmp_path):

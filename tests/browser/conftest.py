@@ -80,3 +80,23 @@ def page(browser):
     tab = context.new_page()
     yield tab
     context.close()
+
+
+@pytest.fixture(scope="session")
+def served_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """A real `citavial build` of the whole site, served on 127.0.0.1: (dist dir, base URL)."""
+    from build.pipeline import build_site
+    from support import AS_OF, CORPUS, SITE_SRC
+
+    out = tmp_path_factory.mktemp("served") / "dist"
+    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(_QuietHandler, directory=str(out)))
+    thread = threading.Thread(target=server.serve_forever, name="site-http", daemon=True)
+    thread.start()
+    try:
+        yield out, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

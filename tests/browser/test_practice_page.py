@@ -3,32 +3,16 @@ to the quoted words, reload and find the progress kept; and it works from file:/
 
 from __future__ import annotations
 
-import functools
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from build.pipeline import build_site
-from support import AS_OF, CORPUS, SITE_SRC
 
 pytestmark = pytest.mark.browser
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    out = tmp_path_factory.mktemp("practice") / "dist"
-    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield out, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+def served(served_site):
+    return served_site
 
 
 def _answer(tab, choice: int) -> dict:

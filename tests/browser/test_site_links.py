@@ -14,20 +14,16 @@ link's own directive matched nothing".
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-import threading
 from datetime import date
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote
 
 import pytest
 from lxml import html as lhtml
 
 from build.fragments import match_directive, parse_fragment, read_page
-from build.pipeline import build_site
-from support import AS_OF, CORPUS, ROOT, SITE_SRC
+from support import AS_OF, ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -43,21 +39,9 @@ _READ = """() => {
 }"""
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("linksite") / "dist"
-    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
-    server = ThreadingHTTPServer(("127.0.0.1", 0),
-                                 functools.partial(_Quiet, directory=str(out)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield out, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+def site(served_site):
+    return served_site
 
 
 def open_link(page, base: str, url: str) -> dict | None:
