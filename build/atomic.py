@@ -31,6 +31,14 @@ def write_text(path: Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
+def write_staged(path: Path, text: str) -> None:
+    """Write into a staging directory (see ``staged_dir``): nobody reads it before the whole
+    tree is swapped in, so neither a temporary file nor an fsync per file is needed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
 @contextmanager
 def staged_dir(target: Path) -> Iterator[Path]:
     """Yield an empty staging directory; on success it replaces ``target`` as a whole.

@@ -13,7 +13,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from .atomic import staged_dir, write_text
+from .atomic import staged_dir, write_staged
 from .corpus import verify_corpus
 from .figures import collect_figures
 from .guides import Citation, guide_pages, read_guides
@@ -36,8 +36,8 @@ def load_regulation(corpus_dir: Path, as_of: date) -> Regulation:
 
 
 def write_json(path: Path, obj) -> None:
-    """Deterministic JSON: sorted keys, UTF-8, a trailing newline."""
-    write_text(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n")
+    """Deterministic JSON into the staging directory: sorted keys, UTF-8, a final newline."""
+    write_staged(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n")
 
 
 def allowlist_json(reg: Regulation, entries) -> dict:
@@ -102,7 +102,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         pages += render_pages(reg, site_src, stage, extra)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
         write_json(stage / "practice-bank.json", bank_data)
-        write_text(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
+        write_staged(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
         write_json(stage / "gate-report.json", gate)
         t4 = time.perf_counter()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from .atomic import write_text
+from .atomic import write_staged
 from .models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation, Unit
 from .refs import anchor
 
@@ -100,7 +100,7 @@ def render_pages(reg: Regulation, site_src: Path, out_dir: Path, pages: list[Ext
 def _write(env: Environment, out_dir: Path, filename: str, template: str, ctx: dict) -> Path:
     html = env.get_template(template).render(**ctx, page_name=filename)
     path = out_dir / filename
-    write_text(path, html)
+    write_staged(path, html)
     return path
 
 

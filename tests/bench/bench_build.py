@@ -1,7 +1,8 @@
 """Benchmark: full build (corpus check + ingest + render) of the whole regulation.
 
 Prints figures; asserts nothing. Run: .venv/bin/python tests/bench/bench_build.py [--runs N]
-Target (issue 2): <= 2 s wall for ingest + render on the 2-core reference machine.
+Targets: <= 2 s wall for ingest + render (issue 2); the citation gate over every quote and
+every passage's deep link adds <= 1 s (issue 3).
 """
 
 from __future__ import annotations
@@ -21,19 +22,26 @@ sys.path.insert(0, str(ROOT))
 
 from build.corpus import verify_corpus  # noqa: E402
 from build.ingest import ingest  # noqa: E402
+from build.guides import read_guides  # noqa: E402
+from build.practice import read_bank  # noqa: E402
 from build.render import render  # noqa: E402
+from build.verify import verify  # noqa: E402
 
 
-def _stage_times(as_of: date) -> tuple[float, float, float]:
+def _stage_times(as_of: date) -> tuple[float, float, float, float]:
     t0 = time.perf_counter()
     info = verify_corpus(ROOT / "corpus")
     t1 = time.perf_counter()
     reg = ingest(info.texto_path, info.metadatos_path, as_of)
     t2 = time.perf_counter()
+    cits = [c for g in read_guides(ROOT / "site_src" / "content") for c in g.citations]
+    cits += [q.citation for q in read_bank(ROOT / "site_src" / "practice")]
     with tempfile.TemporaryDirectory() as out:
         render(reg, ROOT / "site_src", Path(out))
         t3 = time.perf_counter()
-    return t1 - t0, t2 - t1, t3 - t2
+        checks, allow = verify(reg, Path(out), cits)
+        t4 = time.perf_counter()
+    return t1 - t0, t2 - t1, t3 - t2, t4 - t3
 
 
 def _cli_time(as_of: date) -> float:
@@ -54,7 +62,9 @@ def main() -> None:
     stages = [_stage_times(as_of) for _ in range(args.runs)]
     cli = [_cli_time(as_of) for _ in range(args.runs)]
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, runs={args.runs}")
-    for name, i in (("corpus sha256 check", 0), ("ingest", 1), ("render", 2)):
+    print(f"gate: {len(read_guides(ROOT / 'site_src' / 'content'))} guides + practice bank "
+          f"quotes, deep links for every citable passage")
+    for name, i in (("corpus sha256 check", 0), ("ingest", 1), ("render", 2), ("gate + allowlist", 3)):
         xs = [s[i] for s in stages]
         print(f"{name:22s} median {statistics.median(xs):.3f} s  min {min(xs):.3f} s  max {max(xs):.3f} s")
     ir = [s[1] + s[2] for s in stages]
