@@ -76,7 +76,9 @@ def _parser() -> argparse.ArgumentParser:
     f.set_defaults(func=_cmd_fetch)
 
     from .search_cli import add_parsers as add_search_parsers
+    from worker.cli import add_parsers as add_worker_parsers
     add_search_parsers(sub)
+    add_worker_parsers(sub)
     return p
 
 

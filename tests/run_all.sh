@@ -15,5 +15,6 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get install -y -qq chromium >/dev/null
 fi
 
+.venv/bin/citavial model-setup   # assemble + sha256-check the default GGUF once (worker tests use it)
 .venv/bin/citavial build
 exec .venv/bin/python -m pytest -m "" -q "$@"
