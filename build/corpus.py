@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -42,6 +41,7 @@ from lxml import etree
 
 from . import atomic
 from .errors import BuildError
+from .patterns import BOE_ID, ISO_UTC, SHA256_HEX
 from .safexml import parse_bytes
 
 SCHEMA = "citavial-corpus-manifest/1"
@@ -49,9 +49,6 @@ MANIFEST_NAME = "MANIFEST.json"
 MAIN_NORM = "BOE-A-2003-23514"  # Reglamento General de Circulación
 FILE_KINDS = ("texto", "metadatos")
 # Use these with fullmatch ("$" would accept a trailing newline); ASCII so \d means 0-9 only.
-BOE_ID_RE = re.compile(r"BOE-[A-Z]-\d{4}-\d+", re.ASCII)
-_SHA256_RE = re.compile(r"[0-9a-f]{64}", re.ASCII)
-_ISO_UTC_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 _COMMENT = ("Integrity manifest of the BOE corpus; schema documented in build/corpus.py. "
             "Written by `citavial fetch`; do not edit by hand.")
 
@@ -185,7 +182,7 @@ def load_manifest(corpus_dir: Path) -> dict[str, Any]:
 
 
 def _check_entry(where: str, boe_id: str, entry: Any, fix: str) -> None:
-    if not BOE_ID_RE.fullmatch(boe_id):
+    if not BOE_ID.fullmatch(boe_id):
         raise BuildError(where, f"norms key {boe_id!r} is not a BOE id like BOE-A-2003-23514", fix)
     if not isinstance(entry, dict):
         raise BuildError(where, f"norms.{boe_id} must be an object", fix)
@@ -194,14 +191,14 @@ def _check_entry(where: str, boe_id: str, entry: Any, fix: str) -> None:
             raise BuildError(where, f"norms.{boe_id}.{key} is {entry.get(key)!r}, "
                                     "expected a non-empty string", fix)
     consolidated = entry.get("consolidated")
-    if not (isinstance(consolidated, str) and _ISO_UTC_RE.fullmatch(consolidated)):
+    if not (isinstance(consolidated, str) and ISO_UTC.fullmatch(consolidated)):
         raise BuildError(where, f"norms.{boe_id}.consolidated is {consolidated!r}, "
                                 "expected YYYY-MM-DDTHH:MM:SSZ", fix)
     if not isinstance(entry.get("frozen"), bool):
         raise BuildError(where, f"norms.{boe_id}.frozen is {entry.get('frozen')!r}, "
                                 "expected true or false", fix)
     fetched = entry.get("fetched_at")
-    if fetched is not None and not (isinstance(fetched, str) and _ISO_UTC_RE.fullmatch(fetched)):
+    if fetched is not None and not (isinstance(fetched, str) and ISO_UTC.fullmatch(fetched)):
         raise BuildError(where, f"norms.{boe_id}.fetched_at is {fetched!r}, expected null or "
                                 "YYYY-MM-DDTHH:MM:SSZ", fix)
     files = entry.get("files")
@@ -223,7 +220,7 @@ def _check_file_record(where: str, field: str, rec: Any, fix: str) -> None:
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         raise BuildError(where, f"{field}.bytes is {size!r}, expected a non-negative integer", fix)
     digest = rec.get("sha256")
-    if not isinstance(digest, str) or not _SHA256_RE.fullmatch(digest):
+    if not isinstance(digest, str) or not SHA256_HEX.fullmatch(digest):
         raise BuildError(where, f"{field}.sha256 is {digest!r}, expected 64 lowercase hex digits", fix)
     if not isinstance(rec.get("source_url"), str) or not rec["source_url"]:
         raise BuildError(where, f"{field}.source_url is {rec.get('source_url')!r}, expected a URL", fix)

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from . import atomic
-from .corpus import (BOE_ID_RE, FILE_KINDS, NormMetadata, check_envelope, file_record, load_manifest,
+from .corpus import (FILE_KINDS, NormMetadata, check_envelope, file_record, load_manifest,
                      manifest_entry, manifest_path, parse_metadata, show, write_manifest)
 from .errors import BuildError
+from .patterns import BOE_ID
 from .safexml import parse_bytes
 
 MAX_BYTES = 64 * 2**20  # the RGC is ~1.2 MB; refuse anything absurdly larger
@@ -41,7 +42,7 @@ class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
 
 def _check_args(boe_id: str, base_url: str, timeout: float) -> str:
     """Validate the arguments; return the base URL without a trailing slash."""
-    if not isinstance(boe_id, str) or not BOE_ID_RE.fullmatch(boe_id):
+    if not isinstance(boe_id, str) or not BOE_ID.fullmatch(boe_id):
         raise BuildError("BOE id", f"{boe_id!r} does not match BOE-<letter>-<year>-<number>",
                          "pass an id like BOE-A-2003-23514")
     parts = urllib.parse.urlsplit(base_url)

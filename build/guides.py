@@ -19,12 +19,9 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
 from .errors import BuildError
+from .patterns import CITATION, FRONT_MATTER, LOOSE_CITATION
 from .refs import RefError, human_label, parse_ref
 
-# [«quote»](cita:REF) — REF has no spaces; the quote has no « » [ ].
-CITATION = re.compile(r"\[«(?P<quote>[^«»\[\]]+)»\]\(cita:(?P<ref>[^)\s]+)\)")
-LOOSE_CITATION = re.compile(r"\(cita:|\[«")  # anything that looks like a citation
-FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
 PLACEHOLDER = "CITAVIALCITE{}X"
 
 

@@ -66,7 +66,11 @@ ARTICLE_HEADING_TEXT = re.compile(
 
 # --- BOE identifiers and cross-references ----------------------------------------------------
 
-BOE_ID = re.compile(r"^BOE-[A-Z]-\d{4}-\d+$")
+# ASCII only and used with fullmatch: "BOE-A-2003-23514\n" is refused (a trailing newline would
+# pass a "$"-anchored pattern).
+BOE_ID = re.compile(r"BOE-[A-Z]-\d{4}-\d+", re.ASCII)
+SHA256_HEX = re.compile(r"[0-9a-f]{64}", re.ASCII)
+ISO_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 # "Ref. BOE-A-2015-11722#daprimera" inside <a class="refPost">.
 REF_POST = re.compile(r"(BOE-[A-Z]-\d{4}-\d+)(?:#([\w-]+))?")
 
@@ -128,3 +132,21 @@ DESIGNATED = re.compile(r"^(?:[a-zñ]\)|\d{1,3}\.(?:[ºª])?|[–-])\s")
 # The static search page's tokens (site_src/static/search.js uses the same expression, with
 # \p{L} for letters): "3.500" (thousands), "2,5" (decimal), or a run of letters.
 SEARCH_CLIENT_TOKEN = re.compile(r"\d{1,3}(?:\.\d{3})+(?!\d)|\d+(?:,\d+)?|[^\W\d_]+")
+
+# --- XML, text and authored content ------------------------------------------------------------
+
+# The end of an XML prolog: "<" followed by a name character starts the root element.
+XML_ROOT_START = re.compile(rb"<[A-Za-z_:]")
+# The one declared whitespace normalisation between XML text and rendered text (HTML collapses
+# runs of ASCII whitespace; U+00A0 is kept).
+HTML_WHITESPACE = re.compile(r"[ \t\n\r\f]+")
+# The gate's literal comparison: whitespace runs, including U+00A0 (rendered as a space).
+LITERAL_WHITESPACE = re.compile(r"[ \t\n\r\f\u00a0]+")
+# A guide citation: [«quote»](cita:REF) — REF without spaces, the quote without « » [ ].
+CITATION = re.compile(r"\[«(?P<quote>[^«»\[\]]+)»\]\(cita:(?P<ref>[^)\s]+)\)")
+# Anything that looks like the start of a citation (left over after CITATION = malformed).
+LOOSE_CITATION = re.compile(r"\(cita:|\[«")
+# A guide's front matter: "---" lines around "key: value" lines at the very start.
+FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
+# A practice question id: "<topic>-NNN".
+QUESTION_ID = re.compile(r"^[a-z0-9-]+-\d{3}$")

@@ -18,16 +18,15 @@ Each explanation's quote (cita + texto) goes through the same gate as the guides
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildError, BuildErrors
+from .patterns import QUESTION_ID
 from .guides import Citation
 from .refs import RefError, parse_ref
 
 KEYS = ("tema", "pregunta", "a", "b", "c", "correcta", "cita", "texto", "explicacion")
-QUESTION_ID = re.compile(r"^[a-z0-9-]+-\d{3}$")
 TOPICS = {
     "velocidad": "Velocidad", "adelantamientos": "Adelantamientos", "prioridad": "Prioridad de paso",
     "luces": "Luces y alumbrado", "parada-estacionamiento": "Parada y estacionamiento",

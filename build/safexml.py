@@ -6,12 +6,12 @@ trees are refused: a billion-laughs or external-entity file fails instead of exp
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from lxml import etree
 
 from .errors import BuildError
+from .patterns import XML_ROOT_START
 
 
 def _parser() -> etree.XMLParser:
@@ -26,13 +26,11 @@ def _parser() -> etree.XMLParser:
     )
 
 
-# The prolog ends where the root element starts: "<" followed by a name character.
-_ROOT_START = re.compile(rb"<[A-Za-z_:]")
 
 
 def parse_bytes(data: bytes, where: str) -> etree._Element:
     """Parse ``data`` safely; ``where`` names the source in the error message."""
-    root_at = _ROOT_START.search(data)
+    root_at = XML_ROOT_START.search(data)
     if b"<!DOCTYPE" in data[: root_at.start() if root_at else len(data)].upper():
         # Refused before parsing: entity bombs and external entities never reach libxml2.
         raise BuildError(where, "declares a DOCTYPE; DTDs and entities are refused",

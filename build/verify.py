@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildError, BuildErrors
-import re
 
 from .fragments import PageText, deep_link, find_all, read_page
 from .fragments.match import source_text
 from .guides import Citation
 from .models import IN_FORCE, AllowlistEntry, Block, Regulation, Unit
 from .normalize import normalize
+from .patterns import LITERAL_WHITESPACE
 from .refs import anchor, fragment, human_label
 
 MIN_WORDS = 4
@@ -28,7 +28,7 @@ MIN_CHARS = 20
 # Literal comparison: exact characters; only whitespace runs (incl. U+00A0, which renders as a
 # space) compare as one space. Case, accents, NFD forms, homoglyphs, zero-width and bidi
 # characters all make a quote non-literal, even where a browser would still match it.
-_LITERAL_WS = re.compile(r"[ \t\n\r\f\u00a0]+")
+_LITERAL_WS = LITERAL_WHITESPACE
 ROW_SEPARATOR = " | "  # a quote of consecutive table cells of one row: "Autopista y autovía | 120"
 
 

@@ -135,6 +135,57 @@ def test_ref_post(text, boe_id, anchor):
 
 
 @pytest.mark.parametrize("value, ok", [
-    ("BOE-A-2003-23514", True), ("BOE-A-2003-", False), ("boe-a-2003-1", False)])
+    ("BOE-A-2003-23514", True), ("BOE-A-2026-13889", True), ("BOE-A-2003-", False),
+    ("boe-a-2003-1", False), ("BOE-A-2003-23514\n", False), ("BOE-A-２００３-1", False)])
 def test_boe_id(value, ok):
-    assert bool(P.BOE_ID.match(value)) is ok
+    assert bool(P.BOE_ID.fullmatch(value)) is ok
+
+
+@pytest.mark.parametrize("pattern, value, ok", [
+    pytest.param(P.SHA256_HEX, "1105a26b121e2048816438ddf8a36910e04d5a92ee49e87982608d027ab40072",
+                 True, id="sha256"),
+    pytest.param(P.SHA256_HEX, "1105A26B" * 8, False, id="sha256-upper"),
+    pytest.param(P.ISO_UTC, "2026-07-31T08:26:21Z", True, id="iso-utc"),
+    pytest.param(P.ISO_UTC, "20260731T082621Z", False, id="boe-compact-form"),
+    pytest.param(P.QUESTION_ID, "velocidad-001", True, id="question-id"),
+    pytest.param(P.QUESTION_ID, "parada-estacionamiento-015", True, id="question-id-dashes"),
+    pytest.param(P.QUESTION_ID, "velocidad-1", False, id="question-id-short"),
+])
+def test_fullmatch_constants(pattern, value, ok):
+    assert bool(pattern.fullmatch(value) if pattern is not P.QUESTION_ID
+                else pattern.match(value)) is ok
+
+
+@pytest.mark.parametrize("text, quote, ref", [
+    pytest.param("x [«Las velocidades máximas»](cita:art48.1) y", "Las velocidades máximas",
+                 "art48.1", id="guide-citation"),
+    pytest.param("[«Autopista y autovía | 120»](cita:art48.1.a)", "Autopista y autovía | 120",
+                 "art48.1.a", id="table-row"),
+    pytest.param("[«a [b] c»](cita:art1)", None, None, id="brackets-inside-refused"),
+    pytest.param("[«texto»](cita: art1)", None, None, id="space-in-ref-refused"),
+])
+def test_citation(text, quote, ref):
+    m = P.CITATION.search(text)
+    assert (m.group("quote"), m.group("ref")) == (quote, ref) if quote else m is None
+    if quote is None:
+        assert P.LOOSE_CITATION.search(text)  # left for the malformed-citation error
+
+
+@pytest.mark.parametrize("data, at", [
+    (b'<?xml version="1.0"?>\n<response>', 22), (b"<!DOCTYPE r>\n<r/>", 13), (b"no xml", None)])
+def test_xml_root_start(data, at):
+    m = P.XML_ROOT_START.search(data)
+    assert (m.start() if m else None) == at
+
+
+@pytest.mark.parametrize("pattern, text, out", [
+    (P.HTML_WHITESPACE, "a \t\n b\u00a0c", "a b\u00a0c"),
+    (P.LITERAL_WHITESPACE, "a \t\n b\u00a0 c", "a b c"),
+])
+def test_whitespace(pattern, text, out):
+    assert pattern.sub(" ", text) == out
+
+
+def test_front_matter():
+    m = P.FRONT_MATTER.match("---\ntitle: Velocidad\norder: 1\n---\n## Texto")
+    assert m.group("body") == "title: Velocidad\norder: 1"

@@ -7,13 +7,12 @@ regulation text. ``blockquote.sangrado`` (ANEXO I §5's indented catalogue) IS r
 
 from __future__ import annotations
 
-import re
 from datetime import date
 
 from lxml import etree
 
 from ..models import Block, Cell, Image, Note, Table
-from ..patterns import REF_POST
+from ..patterns import HTML_WHITESPACE, REF_POST
 from .versions import parse_date
 
 BOE_SITE = "https://www.boe.es"
@@ -21,7 +20,7 @@ BOE_ACT = "https://www.boe.es/buscar/act.php?id="
 
 # The one declared whitespace normalisation between XML text and rendered text: runs of ASCII
 # whitespace become one space (what HTML rendering does); U+00A0 is kept.
-_WS = re.compile(r"[ \t\n\r\f]+")
+_WS = HTML_WHITESPACE
 
 HEADING_CLASSES = frozenset({
     "articulo", "titulo", "titulo_num", "titulo_tit", "capitulo", "capitulo_num", "capitulo_tit",
