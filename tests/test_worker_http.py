@@ -258,6 +258,9 @@ def test_static_files_and_no_traversal(server):
         assert raw_get(port, path).startswith(b"HTTP/1.1 404"), path
     reply = raw_get(port, "/api/nothing")
     assert reply.startswith(b"HTTP/1.1 404") and b'"status": 404' in reply
+    reply = raw_get(port, "/api/ask")                 # the catch-all never answers for the API
+    assert reply.startswith(b"HTTP/1.1 405") and b'"status": 405' in reply
+    assert b"Allow: POST" in reply
 
 
 def test_search_endpoint(server):

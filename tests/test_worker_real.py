@@ -147,3 +147,36 @@ def test_cli_batch_with_the_real_model(built_site, model_path, tmp_path):
     assert first["answered"] is True and first["citations"]
     assert first["model"]["file"] == model_path.name
     assert second == {**second, "answered": False, "abstain_reason": "weak_evidence"}
+
+
+def test_chat_mode_path_runs_end_to_end(built_site, model_path, monkeypatch):
+    """CITAVIAL_MODEL_MODE=chat: the chat prompt and llama.cpp's chat template are used (the
+    base model is a poor chat model — the point is the code path, and that the guard holds)."""
+    from worker.answer import answer
+    from worker.collect import collect
+    from worker.serve import load_deps
+    monkeypatch.setenv("CITAVIAL_MODEL_MODE", "chat")
+    deps, why, _ = load_deps(built_site)
+    assert deps.prompt.id == "answer-chat" and deps.model is not None, why
+    record = collect(answer("¿Se puede conducir con auriculares?", deps))
+    assert record["mode"] in ("generated", "extractive") and record["citations"]
+    assert record["prompt"] == {"id": "answer-chat", "version": 1}
+    for c in record["citations"]:
+        assert c["quote"] == deps.allowlist.get(c["ref"]).text
+
+
+def test_python_dash_m_worker_serves(built_site, model_path):
+    proc = subprocess.Popen([sys.executable, "-m", "worker", "--port", "0", "--dist",
+                             str(built_site)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert "(generative)" in line, line
+        url = line.split()[3].rstrip("/")
+        health = json.loads(urllib.request.urlopen(url + "/health", timeout=10).read())
+        assert health["ok"] is True
+        page = urllib.request.urlopen(url + "/", timeout=10).read()
+        assert b"<html" in page
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -104,8 +104,9 @@ def test_check_question(value, ok):
 
 def test_search_args():
     assert parse_search_args({"q": "velocidad", "k": "3"}) == ("velocidad", 3)
-    with pytest.raises(InvalidInput, match="'k'"):
-        parse_search_args({"q": "velocidad", "k": "0"})
+    for bad in ("0", "21", "-1", "\uff15", "1e3"):
+        with pytest.raises(InvalidInput, match="'k'"):
+            parse_search_args({"q": "velocidad", "k": bad})
 
 
 def test_rate_limiter_refills_and_says_how_long_to_wait():

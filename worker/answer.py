@@ -58,7 +58,12 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
            clock: Callable[[], float] = time.perf_counter) -> Iterator[Event]:
     """Yield the events of one answer (see the module docstring)."""
     run = _Run(question, deps, cancelled, clock)
-    yield from run.events()
+    try:
+        yield from run.events()
+    finally:
+        trim = getattr(deps.model, "trim", None)
+        if trim is not None:
+            trim()   # after the last event: costs the client nothing
 
 
 def citation(n: int | None, entry: AllowlistEntry, support_score: float | None = None) -> dict:

@@ -85,6 +85,15 @@ def create_app(state: WorkerState) -> Flask:
     @app.get("/")
     @app.get("/<path:path>")
     def static_file(path: str = "index.html"):
+        if path.startswith("api/"):
+            # the catch-all must not answer for the API: a known endpoint with another method
+            # is a 405 (with Allow), anything else under /api/ a 404, both in the error shape
+            allowed = sorted({m for r in app.url_map.iter_rules() if r.rule == "/" + path
+                              for m in r.methods} - {"HEAD", "OPTIONS"})
+            if allowed:
+                return error(f"method GET not allowed on /{path}; use {', '.join(allowed)}",
+                             405, {"Allow": ", ".join(allowed)})
+            return error(f"no endpoint /{path}", 404)
         return send_from_directory(state.dist_dir, path)
 
     return app

@@ -145,6 +145,17 @@ def _llama(path: Path):
                      n_batch=512, seed=0, verbose=False)
 
 
+def _libc_trim():
+    try:
+        import ctypes
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):   # not glibc: nothing to do
+        return None
+
+
+_MALLOC_TRIM = _libc_trim()
+
+
 class Model:
     """A loaded llama.cpp model bound to one prompt. Not thread-safe: callers serialise."""
 
@@ -157,6 +168,13 @@ class Model:
             # request, whose tokens start with exactly these, evaluates only what follows.
             self._fixed_tokens = llm.tokenize(prompt.fixed.encode("utf-8"), add_bos=True)
             llm.eval(self._fixed_tokens)
+
+    def trim(self) -> None:
+        """Return freed heap to the OS after an answer. Without it glibc keeps what llama.cpp's
+        per-request buffers freed and RSS creeps up (measured over 240 answers: 408 → 577 MB,
+        still rising; with it 475–499 MB)."""
+        if _MALLOC_TRIM is not None:
+            _MALLOC_TRIM(0)
 
     def prompt_tokens(self, request: str) -> list[int]:
         return self._fixed_tokens + self.llm.tokenize(request.encode("utf-8"), add_bos=False,

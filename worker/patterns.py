@@ -25,8 +25,6 @@ WEB_FILE = re.compile(r"\.(?:html?|php|aspx?|jsp|pdf|xml|json|js|css)\b", re.IGN
 BARE_DOMAIN = re.compile(r"[\w-]+\.[a-z]{2,}(?![^\W\d_])", re.IGNORECASE)
 # Canonical refs and norm numbers in prose: "RD-1428/2003#art48", "#art48", "1428/2003".
 CANONICAL_IN_PROSE = re.compile(r"#|\bRD-\d|\b\d{1,4}/(?:19|20)\d\d\b|REF\b", re.IGNORECASE)
-# Punctuation around a word that does not change what the word is.
-WORD_EDGES = re.compile(r"^[(¿¡]+|[.,;:!?)]+$")
 
 # --- refs written in prose ("artículo 48", "art. 48.1", "apartado 2", "anexo II") ---------------
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 import unicodedata
 
 from .patterns import (BARE_DOMAIN, CANONICAL_IN_PROSE, EMAIL, MARKUP_CHARS, REF_DESIGNATOR,
-                       REF_GLUED, REF_TRIGGER, UNSAFE_CHARS, URL_SCHEME, URL_WWW, WEB_FILE,
-                       WORD_EDGES)
+                       REF_GLUED, REF_TRIGGER, UNSAFE_CHARS, URL_SCHEME, URL_WWW, WEB_FILE)
 
 OMITTED = "(referencia omitida)"
 # Words that continue a reference already omitted ("artículo 14 bis", "disposición final cuarta").

@@ -56,6 +56,6 @@ def parse_search_args(args) -> tuple[str, int]:
     """``q`` and ``k`` of GET /api/search."""
     q = check_question(args.get("q", ""), field="q")
     raw_k = args.get("k", "5")
-    if not raw_k.isdigit() or not 1 <= int(raw_k) <= MAX_K:
+    if not (raw_k.isascii() and raw_k.isdigit()) or not 1 <= int(raw_k) <= MAX_K:
         raise InvalidInput(f"'k' is {raw_k!r}; it must be a whole number from 1 to {MAX_K}")
     return q, int(raw_k)
