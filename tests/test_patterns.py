@@ -189,3 +189,40 @@ def test_whitespace(pattern, text, out):
 def test_front_matter():
     m = P.FRONT_MATTER.match("---\ntitle: Velocidad\norder: 1\n---\n## Texto")
     assert m.group("body") == "title: Velocidad\norder: 1"
+
+
+@pytest.mark.parametrize("pattern, text, ok", [
+    pytest.param(P.REF_FRAGMENT, "art48.1.a.1o", True, id="fragment"),
+    pytest.param(P.REF_FRAGMENT, "anexoII.art14bis", True, id="fragment-annex"),
+    pytest.param(P.REF_FRAGMENT, "art48..1", False, id="fragment-empty-segment"),
+    pytest.param(P.REF_FRAGMENT, "art48-1", False, id="fragment-dash"),
+    pytest.param(P.CANONICAL_REF, "RD-1428/2003#art82.2", True, id="canonical"),
+    pytest.param(P.CANONICAL_REF, "RD-1428/2003#", False, id="canonical-empty"),
+    pytest.param(P.CANONICAL_REF, "RD-999/2003#art1", False, id="canonical-other-norm"),
+    pytest.param(P.HUMAN_ARTICLE, "art. 87.1 b)", True, id="human-article-letter"),
+    pytest.param(P.HUMAN_ARTICLE, "Art 82, apartado 2", True, id="human-article-apartado"),
+    pytest.param(P.HUMAN_ARTICLE, "artículo 14 bis del anexo II", True, id="human-article-annex"),
+    pytest.param(P.HUMAN_ARTICLE, "capítulo II", False, id="human-article-chapter"),
+    pytest.param(P.HUMAN_ANNEX, "anexo I, 5", True, id="human-annex-section"),
+    pytest.param(P.HUMAN_ANNEX, "Anexo III, sección 1", True, id="human-annex-iii"),
+    pytest.param(P.HUMAN_ANNEX, "anexo 5", False, id="human-annex-arabic"),
+    pytest.param(P.HUMAN_DISPOSITION, "disposición final cuarta", True, id="human-disposition"),
+    pytest.param(P.HUMAN_DISPOSITION, "Disposición final primera del Real Decreto", True,
+                 id="human-disposition-rd"),
+    pytest.param(P.HUMAN_DISPOSITION, "disposición", False, id="human-disposition-bare"),
+    pytest.param(P.SEARCH_WORD, "señales", True, id="search-word"),
+    pytest.param(P.SEARCH_WORD, "50", False, id="search-word-digits"),
+])
+def test_ref_and_word_patterns(pattern, text, ok):
+    assert bool(pattern.fullmatch(text) if pattern in (P.REF_FRAGMENT, P.SEARCH_WORD)
+                else pattern.match(text)) is ok
+
+
+def test_every_pattern_has_a_table_test():
+    """Each compiled constant of build/patterns.py is exercised by name in a test module."""
+    from support import ROOT
+
+    sources = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("test_*.py"))
+    compiled = [k for k, v in vars(P).items() if hasattr(v, "pattern") and k.isupper()]
+    untested = [k for k in compiled if f"P.{k}" not in sources and f'"{k}"' not in sources]
+    assert not untested, f"patterns without a table test: {untested}"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from .patterns import (BARE_DOMAIN, CANONICAL_IN_PROSE, EMAIL, MARKUP_CHARS, REF_DESIGNATOR,
+from build.patterns import (BARE_DOMAIN, CANONICAL_IN_PROSE, EMAIL, MARKUP_CHARS, REF_DESIGNATOR,
                        REF_GLUED, REF_TRIGGER, UNSAFE_CHARS, URL_SCHEME, URL_WWW, WEB_FILE)
 
 OMITTED = "(referencia omitida)"

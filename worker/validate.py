@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .patterns import QUESTION_FORBIDDEN
+from build.patterns import QUESTION_FORBIDDEN
 
 MIN_CHARS, MAX_CHARS = 3, 500
 MAX_K = 20
