@@ -74,10 +74,7 @@ def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:
         figs.extend(_retrieval_figures(retrieval))
     answers = _load(reports_dir / "answers.json")
     if answers:
-        a = answers["summary"]
-        figs.append(count_figure("Respuestas del asistente con referencias inventadas",
-                                 a["invented_refs"], a["n_citations"],
-                                 f"evaluación del asistente, {answers['date']}", bad=True))
+        figs.extend(_answer_figures(answers["golden"]))
     return figs
 
 
@@ -100,3 +97,19 @@ def _retrieval_figures(report: dict) -> list[Figure]:
                           f"{clean['article_recall@5']:.3f} / {clean['apartado_recall@5']:.3f}"
                           .replace(".", ","), str(clean["n"]), source))
     return out
+
+
+def _answer_figures(g: dict) -> list[Figure]:
+    """The assistant on the golden set (tests/bench/bench_worker.py --json)."""
+    src = "asistente sobre el conjunto de evaluación"
+    return [
+        count_figure("Citas del asistente con una referencia que no está en la lista verificada",
+                     g["invented_refs"], g["quotes"], src, bad=True),
+        count_figure("Citas del asistente cuyo texto no es literal",
+                     g["quotes"] - round(g["literal_quotes"] * g["quotes"]), g["quotes"], src,
+                     bad=True),
+        count_figure("Preguntas con respuesta en el reglamento en las que el asistente se abstuvo",
+                     round(g["abstention_fp"] * g["n_pos"]), g["n_pos"], src),
+        count_figure("Preguntas sin respuesta en el reglamento que el asistente respondió",
+                     round(g["abstention_fn"] * g["n_neg"]), g["n_neg"], src),
+    ]
