@@ -152,7 +152,7 @@ def deep_link(page: PageText, anchor_id: str, text: str) -> DeepLink:
             fragment = f"{_encode_id(anchor_id)}:~:text={format_directive(directive)}"
             context = directive.prefix is not None or directive.suffix is not None
             return DeepLink(fragment, kind, context)
-    log.warning("no text directive selects the passage in #%s first; linking the id only",
+    log.info("no text directive selects the passage in #%s first; linking the id only",
                 anchor_id)
     return DeepLink(_encode_id(anchor_id), "fallback")
 
