@@ -60,7 +60,7 @@ def read_guides(content_dir: Path) -> list[Guide]:
 
 
 def read_guide(path: Path) -> Guide:
-    text = path.read_text(encoding="utf-8")
+    text = read_utf8(path)
     meta, body, body_line = _front_matter(text, path)
     citations: list[Citation] = []
 
@@ -79,8 +79,23 @@ def read_guide(path: Path) -> Guide:
         line = body_line + replaced.count("\n", 0, m.start())
         raise BuildError(f"{path}:{line}", f"malformed citation near {replaced[m.start():m.start() + 40]!r}",
                          "write [«exact words»](cita:art48.1.a) — no « » [ ] inside the quote")
+    order = meta.get("order", "99")
+    if not order.isdigit():
+        raise BuildError(f"{path}:1", f"front-matter order {order!r} is not a whole number",
+                         "write e.g. 'order: 3' (guides are listed by it)")
     return Guide(slug=path.stem, title=meta["title"], summary=meta.get("summary", ""),
-                 order=int(meta.get("order", "99")), source=replaced, citations=tuple(citations))
+                 order=int(order), source=replaced, citations=tuple(citations))
+
+
+def read_utf8(path: Path) -> str:
+    """A text file of authored content, or a BuildError naming the first bad byte."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise BuildError(f"{path}:{line}", f"byte {data[exc.start]:#04x} at offset {exc.start} "
+                         "is not UTF-8", "save the file as UTF-8") from None
 
 
 def _front_matter(text: str, path: Path) -> tuple[dict, str, int]:

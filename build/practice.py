@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .errors import BuildError, BuildErrors
 from .patterns import QUESTION_ID
-from .guides import Citation
+from .guides import Citation, read_utf8
 from .refs import RefError, parse_ref
 
 KEYS = ("tema", "pregunta", "a", "b", "c", "correcta", "cita", "texto", "explicacion")
@@ -76,7 +76,7 @@ def read_bank(practice_dir: Path) -> list[Question]:
 def _blocks(path: Path, errors: list[BuildError]):
     """Yield (line of '### id', {key: (line, value)}) for each question block."""
     current: tuple[int, dict] | None = None
-    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, raw in enumerate(read_utf8(path).splitlines(), start=1):
         line = raw.strip()
         if line.startswith("### "):
             if current:

@@ -79,6 +79,11 @@ def _entry(path: Path, i: int, item: object, fix: str) -> AllowlistEntry:
         if not isinstance(item.get(name), str) or not item[name]:
             raise BuildError(f"{where}.{name}", f"is {item.get(name)!r}, expected a non-empty "
                              "string", fix)
+        try:
+            item[name].encode("utf-8")  # JSON may carry lone surrogates: unsendable later
+        except UnicodeEncodeError:
+            raise BuildError(f"{where}.{name}", "holds a lone surrogate (not valid Unicode text)",
+                             fix) from None
     entry = AllowlistEntry(**{name: item[name] for name in _FIELDS})
     _check_url(f"{where}.url", entry, fix)
     if entry.directive not in DIRECTIVES:

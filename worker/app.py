@@ -74,7 +74,11 @@ def create_app(state: WorkerState) -> Flask:
             message = {413: f"request body too large (limit {MAX_BODY} bytes)",
                        405: f"method {request.method} not allowed on {request.path}",
                        404: f"no endpoint {request.path}"}.get(err.code, err.description)
-            return error(message, err.code or 500)
+            response = error(message, err.code or 500)
+            if err.code == 405 and getattr(err, "valid_methods", None):
+                # RFC 9110: a 405 names the methods the resource allows.
+                response.headers["Allow"] = ", ".join(sorted(err.valid_methods))
+            return response
         return err
 
     app.add_url_rule("/api/ask", "ask", lambda: _ask(state), methods=["POST", "OPTIONS"])

@@ -1,0 +1,164 @@
+"""Shared pieces of the adversarial worker tests: the real worker (real index, real allowlist,
+real default model) on 127.0.0.1, and checks every answer must pass whatever was asked."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = ROOT / "dist"
+FORBIDDEN_IN_TEXT = ("http", "www.", "<", "[[", "#art", "://")
+ORDERS = {
+    "abstained": ["sources", "abstain", "done"],
+}
+
+
+def load_entries(path: Path = DIST / "allowlist.json") -> dict[str, dict]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return {e["ref"]: e for e in doc["entries"]}
+
+
+def read_events(resp) -> list[tuple[str, dict]]:
+    """Parse an SSE body into (event, data) pairs (the whole body: the stream must end)."""
+    raw = resp.read().decode("utf-8")
+    out = []
+    for block in raw.split("\n\n"):
+        if not block.strip():
+            continue
+        name, data = "message", ""
+        for line in block.split("\n"):
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                data += line[6:]
+        out.append((name, json.loads(data)))
+    return out
+
+
+def ask(port: int, question, timeout: float = 120) -> tuple[int, dict, object]:
+    """POST /api/ask; returns (status, headers, events list or error JSON)."""
+    body = json.dumps({"question": question}, ensure_ascii=False).encode("utf-8")
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("POST", "/api/ask", body=body,
+                     headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        headers = {k.lower(): v for k, v in resp.getheaders()}
+        if resp.status == 200:
+            return resp.status, headers, read_events(resp)
+        return resp.status, headers, json.loads(resp.read().decode("utf-8"))
+    finally:
+        conn.close()
+
+
+def assert_contract(events: list[tuple[str, dict]], entries: dict[str, dict]) -> dict:
+    """Every answer, whatever the question: contract order, allowlisted citations only, no
+    link/ref/markup in generated text. Returns the ``done`` data."""
+    names = [n for n, _ in events]
+    assert "error" not in names, events
+    assert names[0] == "sources" and names[-1] == "done", names
+    mode = events[-1][1]["mode"]
+    body = names[1:-1]
+    if mode == "abstained":
+        assert body == ["abstain"], names
+        assert events[-1][1]["abstain_reason"] in ("no_results", "weak_evidence")
+        assert events[1][1]["reason"] == events[-1][1]["abstain_reason"]
+        assert events[0][1]["sources"] == []
+    elif mode == "extractive" and events[-1][1]["extractive_reason"] == "model_unavailable":
+        assert body == ["citations"], names
+    else:
+        assert mode in ("generated", "extractive"), mode
+        tail = [n for n in body if n != "token"]
+        # tokens and retractions interleave (a sentence is judged as it closes), then citations
+        assert body[-1] == "citations" and "citations" not in body[:-1], names
+        assert set(tail[:-1]) <= {"retract"}, names
+    if mode == "extractive":
+        # nothing the model wrote survived: every sentence it sent was retracted, and the
+        # answer is the best passage, literally
+        said = {d["s"] for n, d in events if n == "token"}
+        gone = {d["s"] for n, d in events if n == "retract"}
+        assert said <= gone, (said, gone)
+        cites = events[-2][1]
+        assert cites["extractive"] is True and len(cites["citations"]) == 1
+        assert cites["citations"][0]["ref"] == events[0][1]["sources"][0]["ref"]
+    sources = {s["n"]: s for s in events[0][1]["sources"]}
+    for s in sources.values():
+        e = entries[s["ref"]]
+        assert s["url"] == e["url"] and s["label"] == e["label"]
+    for name, data in events:
+        if name == "token":
+            if "text" in data:
+                low = data["text"].lower()
+                for bad in FORBIDDEN_IN_TEXT:
+                    assert bad not in low, (bad, data)
+            else:
+                assert data["cite"] in sources, data
+        if name == "citations":
+            assert data["citations"], data
+            for c in data["citations"]:
+                e = entries.get(c["ref"])
+                assert e is not None, f"citation outside the allowlist: {c['ref']}"
+                assert c["url"] == e["url"] and c["quote"] == e["text"], c["ref"]
+                assert c["source_url"] == e["source_url"] and c["label"] == e["label"]
+    return events[-1][1]
+
+
+@pytest.fixture(scope="session")
+def real_state():
+    """The worker's state as `citavial serve` loads it: dist/, its index, the real model."""
+    if not (DIST / "allowlist.json").is_file():
+        pytest.fail("dist/ is not built: run `.venv/bin/citavial build`")
+    from worker.serve import load_state
+    state = load_state(DIST, ask_per_minute=0, max_waiting=8)
+    if state.deps is None or state.deps.model is None:
+        pytest.fail("the real model did not load: run `.venv/bin/citavial model-setup` "
+                    f"({state.unavailable or state.deps.model_status.reason})")
+    return state
+
+
+@pytest.fixture(scope="session")
+def real_worker(real_state):
+    """(port, state) of the real worker on 127.0.0.1."""
+    from worker.serve import ServerThread
+    srv = ServerThread(real_state, threads=8).__enter__()
+    yield srv.server.effective_port, real_state
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def entries() -> dict[str, dict]:
+    return load_entries()
+
+
+class _Checks:
+    ask = staticmethod(ask)
+    read_events = staticmethod(read_events)
+    assert_contract = staticmethod(assert_contract)
+    load_entries = staticmethod(load_entries)
+
+
+@pytest.fixture(scope="session")
+def chk() -> _Checks:
+    """The helpers above as a fixture (test modules cannot import this conftest by name)."""
+    return _Checks()
+
+
+@pytest.fixture(scope="session")
+def adv_browser():
+    """Debian's Chromium through Playwright (never a downloaded browser), headless."""
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.fail(f"{chromium} is missing: run `apt-get install -y chromium`")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(chromium), headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            yield b
+        finally:
+            b.close()

@@ -1,0 +1,116 @@
+"""XSS through the question, the model's output and the content, in real Chromium: the worker
+(real code, on 127.0.0.1) serves dist/ and the API; the chat widget (#citavial-chat) must show
+every payload as inert text — no script runs (window.__pwned stays undefined), no element is
+injected into the widget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from worker.allowlist import load_allowlist
+from worker.answer import Deps
+from worker.app import WorkerState
+from worker.calibration import Calibration
+from worker.limits import InferenceSlot, RateLimiter
+from worker.prompts import PROMPTS_DIR, load_prompt
+from worker.serve import ServerThread
+from worker_helpers import SCRIPTED_STATUS, FixedRetriever
+
+pytestmark = [pytest.mark.adversarial, pytest.mark.browser]
+POISONED = Path(__file__).parent / "data" / "poisoned-allowlist.json"
+DIST = Path(__file__).resolve().parents[2] / "dist"
+REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
+PAYLOADS = ["<img src=x onerror=window.__pwned=1>", "<script>window.__pwned=1</script>",
+            "<svg onload=window.__pwned=1>", "\"><iframe src=javascript:window.__pwned=1>"]
+
+
+class Scripted:
+    def __init__(self, pieces):
+        self.pieces = pieces
+
+    def stream(self, request):
+        yield from self.pieces
+
+
+def ask_in_widget(browser, base: str, question: str):
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{base}/index.html")
+    page.click("#citavial-chat .cv-toggle")
+    page.wait_for_function("document.querySelector('#citavial-chat .cv-status')"
+                           ".textContent.startsWith('Listo')", timeout=10000)
+    page.fill("#cv-q", question)
+    page.press("#cv-q", "Enter")
+    page.wait_for_selector("#citavial-chat .cv-item[aria-busy='false']", timeout=120000)
+    page.wait_for_timeout(300)   # any deferred handler (onerror of a broken image) has run
+    state = page.evaluate("""() => {
+        const w = document.getElementById('citavial-chat');
+        return {pwned: typeof window.__pwned,
+                injected: w.querySelectorAll('img, script, svg, iframe, object, embed').length,
+                onattrs: [...w.querySelectorAll('*')].filter(e => [...e.attributes]
+                    .some(a => a.name.startsWith('on'))).length,
+                badHrefs: [...w.querySelectorAll('a')].map(a => a.getAttribute('href'))
+                    .filter(h => !/^https?:/.test(h)),
+                hrefs: [...w.querySelectorAll('a')].map(a => a.href),
+                q: w.querySelector('.cv-q').textContent,
+                text: w.querySelector('.cv-item').textContent};
+    }""")
+    ctx.close()
+    state["dialogs"] = dialogs
+    return state
+
+
+def assert_inert(state):
+    assert state["pwned"] == "undefined", state
+    assert state["injected"] == 0 and state["onattrs"] == 0, state
+    assert state["badHrefs"] == [] and not state["dialogs"], state
+
+
+@pytest.fixture(scope="module")
+def real_site(real_state):
+    srv = ServerThread(real_state).__enter__()
+    yield srv.url
+    srv.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_question_payload_is_inert_with_the_real_worker(adv_browser, real_site, payload):
+    question = f"¿Puedo conducir con auriculares? {payload}"
+    state = ask_in_widget(adv_browser, real_site, question)
+    assert_inert(state)
+    assert state["q"] == question   # shown literally, as text
+
+
+def poisoned_site(model_pieces):
+    allow = load_allowlist(POISONED)
+    prompt = load_prompt(PROMPTS_DIR / "answer-chat.md")
+    deps = Deps(FixedRetriever(allow, REFS), allow, prompt,
+                Scripted(model_pieces) if model_pieces else None, SCRIPTED_STATUS,
+                Calibration(gate=None, support_threshold=0.6, calibrated=False))
+    state = WorkerState(dist_dir=DIST, deps=deps, ask_limiter=RateLimiter(0, 1),
+                        slot=InferenceSlot(4))
+    return ServerThread(state).__enter__()
+
+
+@pytest.mark.parametrize("pieces", [
+    pytest.param(None, id="content-extractive-quote"),
+    pytest.param(["Queda prohibido conducir utilizando auriculares", " [[REF:1]]",
+                  " <img src=x onerror=window.__pwned=1>", "."], id="model-output-img"),
+    pytest.param(["<script>window.__pwned=1</script> Queda prohibido conducir con casco de "
+                  "audio o auriculares", " [[REF:1]]", "."], id="model-output-script"),
+])
+def test_model_output_and_content_payloads_are_inert(adv_browser, pieces):
+    srv = poisoned_site(pieces)
+    try:
+        state = ask_in_widget(adv_browser, srv.url, "¿Puedo conducir con auriculares?")
+    finally:
+        srv.stop()
+    assert_inert(state)
+    # the poisoned quote, label and licence are on screen as text (proof they were rendered)
+    assert "<script>window.__pwned=1</script>" in state["text"]
+    assert "<img src=x onerror=window.__pwned=1>" in state["text"]
