@@ -129,6 +129,7 @@ def test_long_passage_uses_a_range():
 
 def test_indistinguishable_passage_falls_back_to_the_id(caplog):
     # #g repeats #b and is preceded by the same words as #b: no prefix/suffix can tell them apart.
+    caplog.set_level("INFO", logger="build.fragments.directive")
     page = read_page(PAGE)
     assert deep_link(page, "g", "La vía pública es de todos.").kind == "fallback"
     assert directive_for(page, "g", "La vía pública es de todos.") == "g"
