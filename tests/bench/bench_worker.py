@@ -106,10 +106,12 @@ def pct(values: list[float], q: float) -> float:
 
 
 def page_text(url: str, page: str, cache: dict) -> str:
+    """The served page's searchable text, block by block (the gate's own text model: table cells
+    are separate blocks, so a plain text_content() would glue "120" and "90" into "12090")."""
     if page not in cache:
-        from lxml import html
+        from build.fragments import read_page
         body = urllib.request.urlopen(f"{url}/{page}", timeout=30).read()
-        cache[page] = normalize(html.fromstring(body).text_content())
+        cache[page] = " ".join(b.norm for b in read_page(body).blocks)
     return cache[page]
 
 
