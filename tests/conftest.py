@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from support import AS_OF, CORPUS, ROOT, SITE_SRC  # noqa: F401 - re-exported for fixtures
@@ -20,3 +22,27 @@ def built_site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site") / "dist"
     build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
     return out
+
+
+# Debian's Chromium, driven by Playwright with an explicit executable (never a downloaded browser).
+# ONE session-wide instance for every test directory: two live sync_playwright() instances in
+# one process make Playwright refuse the second ("Sync API inside the asyncio loop").
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `apt-get update && apt-get install -y chromium`")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                    args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

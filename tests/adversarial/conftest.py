@@ -148,17 +148,6 @@ def chk() -> _Checks:
 
 
 @pytest.fixture(scope="session")
-def adv_browser():
-    """Debian's Chromium through Playwright (never a downloaded browser), headless."""
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.fail(f"{chromium} is missing: run `apt-get install -y chromium`")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(chromium), headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        try:
-            yield b
-        finally:
-            b.close()
+def adv_browser(browser):
+    """The session's one Chromium (tests/conftest.py)."""
+    return browser

@@ -18,11 +18,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: shared case tables
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -57,20 +52,6 @@ def publish(site_dir: Path, base_url: str) -> Callable[[str, str], str]:
         (site_dir / name).write_text(html, encoding="utf-8")
         return f"{base_url}/{name}"
     return _publish
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `apt-get update && apt-get install -y chromium`")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                    args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture(scope="session")
