@@ -19,24 +19,11 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
 from .errors import BuildError
+from .models import Citation
 from .patterns import CITATION, FRONT_MATTER, LOOSE_CITATION
 from .refs import RefError, human_label, parse_ref
 
 PLACEHOLDER = "CITAVIALCITE{}X"
-
-
-@dataclass(frozen=True)
-class Citation:
-    """One quote bound to a ref, where an author wrote it."""
-
-    file: str
-    line: int
-    ref: str          # canonical, or the raw text when it did not parse
-    quote: str
-    ref_error: str = ""
-
-    def __repr__(self) -> str:
-        return f"Citation({self.file}:{self.line} {self.ref} {self.quote[:25]!r})"
 
 
 @dataclass(frozen=True)

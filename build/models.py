@@ -216,6 +216,20 @@ class Passage:
 
 
 @dataclass(frozen=True)
+class Citation:
+    """One quote bound to a ref, where an author wrote it (guides, practice bank, CLI)."""
+
+    file: str
+    line: int
+    ref: str          # canonical, or the raw text when it did not parse
+    quote: str
+    ref_error: str = ""
+
+    def __repr__(self) -> str:
+        return f"Citation({self.file}:{self.line} {self.ref} {self.quote[:25]!r})"
+
+
+@dataclass(frozen=True)
 class AllowlistEntry:
     """One citable passage as published in dist/allowlist.json — the only source of links and
     quotes the worker may emit. ``url`` is the deep link relative to the site root."""

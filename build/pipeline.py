@@ -16,10 +16,10 @@ from pathlib import Path
 from .atomic import staged_dir, write_staged
 from .corpus import verify_corpus
 from .figures import collect_figures
-from .guides import Citation, guide_pages, read_guides
+from .guides import guide_pages, read_guides
 from .index import build_index, collect, promoted_hooks
 from .ingest import ingest
-from .models import Regulation
+from .models import Citation, Regulation
 from .practice import bank_json, read_bank
 from .render import ExtraPage, render, render_pages
 from .refs import RefError, parse_ref

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildError, BuildErrors
+from .models import Citation
 from .patterns import QUESTION_ID
-from .guides import Citation, read_utf8
+from .guides import read_utf8
 from .refs import RefError, parse_ref
 
 KEYS = ("tema", "pregunta", "a", "b", "c", "correcta", "cita", "texto", "explicacion")

@@ -17,8 +17,7 @@ from .errors import BuildError, BuildErrors
 
 from .fragments import PageText, deep_link, find_all, read_page
 from .fragments.match import source_text
-from .guides import Citation
-from .models import IN_FORCE, AllowlistEntry, Block, Regulation, Unit
+from .models import IN_FORCE, AllowlistEntry, Block, Citation, Regulation, Unit
 from .normalize import normalize
 from .patterns import LITERAL_WHITESPACE
 from .refs import anchor, fragment, human_label

@@ -8,7 +8,7 @@ import pytest
 
 from build.cli import main
 from build.errors import BuildErrors
-from build.guides import Citation
+from build.models import Citation
 from build.pipeline import build_site, load_regulation
 from build.refs import parse_ref
 from build.verify import Pages, check_quote

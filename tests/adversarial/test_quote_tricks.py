@@ -10,7 +10,7 @@ import unicodedata
 
 import pytest
 
-from build.guides import Citation
+from build.models import Citation
 from build.refs import parse_ref
 from build.verify import Pages, check_quote
 
