@@ -10,6 +10,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+DIR_MODE = 0o755
+FILE_MODE = 0o644
+
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary sibling and ``os.replace``."""
@@ -17,6 +20,7 @@ def write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, FILE_MODE)   # mkstemp's 0600 would make a published file unreadable
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -25,6 +29,17 @@ def write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def publish_permissions(root: Path) -> None:
+    """Make a tree world-readable (dirs 0755, files 0644): a copy to a web server that keeps
+    permissions must not answer 403. mkdtemp/mkstemp create 0700/0600."""
+    os.chmod(root, DIR_MODE)
+    for folder, dirs, files in os.walk(root):
+        for d in dirs:
+            os.chmod(os.path.join(folder, d), DIR_MODE)
+        for f in files:
+            os.chmod(os.path.join(folder, f), FILE_MODE)
 
 
 def write_text(path: Path, text: str) -> None:
@@ -56,6 +71,7 @@ def staged_dir(target: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
+    publish_permissions(stage)
     # Two builds may finish at once: the swap is serialised by an exclusive lock next to the
     # target, so each swap is whole and the last build to finish wins.
     with open(target.parent / f".{target.name}.lock", "w") as lock:

@@ -1,4 +1,8 @@
-"""The `citavial` console script: one subcommand per job, each a thin wrapper over a stage."""
+"""The build's `citavial` subcommands: build, verify-quote, fetch (+ search and eval).
+
+``add_parsers(subparsers)`` registers them; the console script itself is composed in
+citavial.worker.cli, because the worker may import the build and never the reverse.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from .errors import BuildError
-
-ROOT = Path(__file__).resolve().parent.parent
+from citavial.build import paths
 
 
 def _as_of(value: str) -> date:
@@ -21,7 +23,7 @@ def _as_of(value: str) -> date:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from .pipeline import build_site
+    from citavial.build.pipeline import build_site
     report = build_site(corpus_dir=args.corpus, out_dir=args.out, as_of=args.as_of,
                         site_src=args.site_src, regulation_only=args.regulation_only)
     print(report)
@@ -29,7 +31,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify_quote(args: argparse.Namespace) -> int:
-    from .pipeline import check_one_quote
+    from citavial.build.pipeline import check_one_quote
     ok, message = check_one_quote(args.ref, args.text, corpus_dir=args.corpus,
                                   as_of=args.as_of, site_src=args.site_src)
     print(message, file=sys.stdout if ok else sys.stderr)
@@ -37,21 +39,19 @@ def _cmd_verify_quote(args: argparse.Namespace) -> int:
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
-    from .fetch import fetch
+    from citavial.build.fetch import fetch
     print(fetch(args.boe_id, corpus_dir=args.corpus, base_url=args.base_url, timeout=args.timeout))
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="citavial", description=__doc__)
-    sub = p.add_subparsers(dest="command", required=True)
-
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Register the build's subcommands (and search/eval) on the main parser."""
     b = sub.add_parser("build", help="verify the corpus, ingest, render and check the site into dist/")
     b.add_argument("--as-of", type=_as_of, default=date.today(),
                    help="date whose in-force wording is built (YYYY-MM-DD, default: today)")
-    b.add_argument("--corpus", type=Path, default=ROOT / "corpus")
-    b.add_argument("--site-src", type=Path, default=ROOT / "site_src")
-    b.add_argument("--out", type=Path, default=ROOT / "dist")
+    b.add_argument("--corpus", type=Path, default=paths.CORPUS)
+    b.add_argument("--site-src", type=Path, default=paths.SITE_SRC)
+    b.add_argument("--out", type=Path, default=paths.DIST)
     b.add_argument("--regulation-only", action="store_true",
                    help="build only the regulation pages and allowlist, without the guides and "
                         "practice (whose quotes are written for today's wording), e.g. for a "
@@ -63,33 +63,17 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("ref", help="e.g. 'art48.1.a', 'RD-1428/2003#art82.2' or 'artículo 82.2'")
     v.add_argument("text", help="the literal words quoted")
     v.add_argument("--as-of", type=_as_of, default=date.today())
-    v.add_argument("--corpus", type=Path, default=ROOT / "corpus")
-    v.add_argument("--site-src", type=Path, default=ROOT / "site_src")
+    v.add_argument("--corpus", type=Path, default=paths.CORPUS)
+    v.add_argument("--site-src", type=Path, default=paths.SITE_SRC)
     v.set_defaults(func=_cmd_verify_quote)
 
     f = sub.add_parser("fetch", help="refresh a norm from the BOE open-data API into corpus/")
     f.add_argument("boe_id", help="BOE identifier, e.g. BOE-A-2003-23514")
-    f.add_argument("--corpus", type=Path, default=ROOT / "corpus")
+    f.add_argument("--corpus", type=Path, default=paths.CORPUS)
     f.add_argument("--base-url", default="https://www.boe.es/datosabiertos/api/legislacion-consolidada",
                    help="API base URL (the test suite points it at a local server)")
     f.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
     f.set_defaults(func=_cmd_fetch)
 
-    from .search_cli import add_parsers as add_search_parsers
-    from worker.cli import add_parsers as add_worker_parsers
+    from citavial.build.search_cli import add_parsers as add_search_parsers
     add_search_parsers(sub)
-    add_worker_parsers(sub)
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except BuildError as err:
-        print(f"citavial: error: {err}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -39,10 +39,10 @@ from typing import Any
 
 from lxml import etree
 
-from . import atomic
-from .errors import BuildError
-from .patterns import BOE_ID, ISO_UTC, SHA256_HEX
-from .safexml import parse_bytes
+from citavial.build import atomic
+from citavial.build.errors import BuildError
+from citavial.build.patterns import BOE_ID, ISO_UTC, SHA256_HEX
+from citavial.build.safexml import parse_bytes
 
 SCHEMA = "citavial-corpus-manifest/1"
 MANIFEST_NAME = "MANIFEST.json"

@@ -17,12 +17,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import atomic
-from .corpus import (FILE_KINDS, NormMetadata, check_envelope, file_record, load_manifest,
-                     manifest_entry, manifest_path, parse_metadata, show, write_manifest)
-from .errors import BuildError
-from .patterns import BOE_ID
-from .safexml import parse_bytes
+from citavial.build import atomic
+from citavial.build.corpus import (
+    FILE_KINDS,
+    NormMetadata,
+    check_envelope,
+    file_record,
+    load_manifest,
+    manifest_entry,
+    manifest_path,
+    parse_metadata,
+    show,
+    write_manifest,
+)
+from citavial.build.errors import BuildError
+from citavial.build.patterns import BOE_ID
+from citavial.build.safexml import parse_bytes
 
 MAX_BYTES = 64 * 2**20  # the RGC is ~1.2 MB; refuse anything absurdly larger
 _CHUNK = 64 * 1024

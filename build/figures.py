@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BuildError
+from citavial.build.errors import BuildError
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
-from .errors import BuildError
-from .models import Citation
-from .patterns import CITATION, FRONT_MATTER, LOOSE_CITATION
-from .refs import RefError, human_label, parse_ref
+from citavial.build.errors import BuildError
+from citavial.build.models import Citation
+from citavial.build.patterns import CITATION, FRONT_MATTER, LOOSE_CITATION
+from citavial.build.refs import RefError, human_label, parse_ref
 
 PLACEHOLDER = "CITAVIALCITE{}X"
 
@@ -118,7 +118,9 @@ def render_guide_html(guide: Guide, links: dict[int, str]) -> Markup:
 def guide_pages(guides: list[Guide], links: dict[tuple[str, int, str], str]) -> list:
     """The guides' index page and one page per guide; ``links`` maps (file, line, quote) to the
     deep link the gate proved for that citation."""
-    from .render import ExtraPage  # render imports nothing from here; avoid a cycle at load
+    from citavial.build.render import (
+        ExtraPage,  # render imports nothing from here; avoid a cycle at load
+    )
 
     pages = []
     for g in guides:

@@ -229,6 +229,10 @@ class Citation:
         return f"Citation({self.file}:{self.line} {self.ref} {self.quote[:25]!r})"
 
 
+# The allowlist's schema id: written by the build (pipeline.py), checked by the worker.
+ALLOWLIST_SCHEMA = "citavial-allowlist/1"
+
+
 @dataclass(frozen=True)
 class AllowlistEntry:
     """One citable passage as published in dist/allowlist.json — the only source of links and

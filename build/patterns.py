@@ -121,6 +121,10 @@ SEARCH_NUMBER = re.compile(
     re.IGNORECASE)
 # A word: letters only (digits are handled by SEARCH_NUMBER).
 SEARCH_WORD = re.compile(r"[^\W\d_]+")
+# build/text.numbers: a number with decimal or thousands separators ("3.500", "0,5", "120").
+TEXT_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# ... of which this is a thousands-grouped integer ("3.500", "1.000.000"), not a decimal.
+TEXT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
 
 # An annex paragraph that heads what follows: "4.2\u2003Semáforos circulares para vehículos.",
 # "1.1 Señales con el brazo y otras:", "Grupo 1. Normas y condiciones…" (short; see collect.py).

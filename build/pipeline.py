@@ -13,19 +13,19 @@ import time
 from datetime import date
 from pathlib import Path
 
-from .atomic import staged_dir, write_staged
-from .corpus import verify_corpus
-from .figures import collect_figures
-from .guides import guide_pages, read_guides
-from .index import build_index, collect, promoted_hooks
-from .ingest import ingest
-from .models import Citation, Regulation
-from .practice import bank_json, read_bank
-from .render import ExtraPage, render, render_pages
-from .refs import RefError, parse_ref
-from .verify import Pages, check_quote, verify
+from citavial.build.atomic import staged_dir, write_staged
+from citavial.build.corpus import verify_corpus
+from citavial.build.figures import collect_figures
+from citavial.build.guides import guide_pages, read_guides
+from citavial.build.index import build_index, collect, promoted_hooks
+from citavial.build.index.embed import corpus_model
+from citavial.build.ingest import ingest
+from citavial.build.models import ALLOWLIST_SCHEMA, Citation, Regulation
+from citavial.build.practice import bank_json, read_bank
+from citavial.build.refs import RefError, parse_ref
+from citavial.build.render import ExtraPage, render, render_pages
+from citavial.build.verify import Pages, check_quote, verify
 
-ALLOWLIST_SCHEMA = "citavial-allowlist/1"
 REPORTS = Path(__file__).resolve().parent.parent / "golden" / "reports"
 
 
@@ -107,7 +107,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         write_json(stage / "gate-report.json", gate)
         t4 = time.perf_counter()
         index_report = build_index(collect(reg), {e.ref: e.url for e in allowlist},
-                                   promoted_hooks(Path(corpus_dir)), stage)
+                                   promoted_hooks(Path(corpus_dir)), stage,
+                                   embeddings=corpus_model(Path(corpus_dir)))
     t5 = time.perf_counter()
     return (f"built {len(pages)} pages, {len(reg.units)} units, {len(allowlist)} citable passages "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "

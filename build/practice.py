@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BuildError, BuildErrors
-from .models import Citation
-from .patterns import QUESTION_ID
-from .guides import read_utf8
-from .refs import RefError, parse_ref
+from citavial.build.errors import BuildError, BuildErrors
+from citavial.build.guides import read_utf8
+from citavial.build.models import Citation
+from citavial.build.patterns import QUESTION_ID
+from citavial.build.refs import RefError, parse_ref
 
 KEYS = ("tema", "pregunta", "a", "b", "c", "correcta", "cita", "texto", "explicacion")
 TOPICS = {
@@ -140,7 +140,7 @@ def _question(path: Path, start: int, f: dict, errors: list[BuildError]) -> Ques
 
 def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], version: str) -> dict:
     """The bank as the practice page reads it; every explanation's link is the gate's deep link."""
-    from .refs import human_label
+    from citavial.build.refs import human_label
 
     return {
         "schema": "citavial-practice-bank/1",

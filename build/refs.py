@@ -23,9 +23,16 @@ Anchors replace "." by "-" (``art82-2``); a unit's page is its anchor plus ".htm
 
 from __future__ import annotations
 
-from .models import NORM
-from .patterns import (CANONICAL_REF, DISPOSITION_CODES, HUMAN_ANNEX, HUMAN_ARTICLE,
-                       HUMAN_DISPOSITION, ORDINAL_WORDS, REF_FRAGMENT)
+from citavial.build.models import NORM
+from citavial.build.patterns import (
+    CANONICAL_REF,
+    DISPOSITION_CODES,
+    HUMAN_ANNEX,
+    HUMAN_ARTICLE,
+    HUMAN_DISPOSITION,
+    ORDINAL_WORDS,
+    REF_FRAGMENT,
+)
 
 
 class RefError(ValueError):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from .atomic import write_staged
-from .models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation, Unit
-from .refs import anchor
+from citavial.build.atomic import write_staged
+from citavial.build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation
+from citavial.build.refs import anchor
 
 STATUS_LABELS = {
     IN_FORCE: "En vigor",

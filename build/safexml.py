@@ -10,8 +10,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from .errors import BuildError
-from .patterns import XML_ROOT_START
+from citavial.build.errors import BuildError
+from citavial.build.patterns import XML_ROOT_START
 
 
 def _parser() -> etree.XMLParser:

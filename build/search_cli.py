@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .atomic import write_text
-from .errors import BuildError
-from .models import SearchResult
+from citavial.build import paths
+from citavial.build.atomic import write_text
+from citavial.build.errors import BuildError
+from citavial.build.models import SearchResult
 
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN_DIR = ROOT / "golden"
+GOLDEN_DIR = paths.GOLDEN
 
 
 def latest_golden(golden_dir: Path = GOLDEN_DIR) -> Path:
@@ -46,7 +46,7 @@ def result_json(result: SearchResult, with_text: bool = False) -> dict[str, Any]
 
 
 def _load(dist: Path):
-    from worker.retrieve import load_retriever
+    from citavial.build.index.retriever import load_retriever
     return load_retriever(dist)
 
 
@@ -97,8 +97,8 @@ def _read_batch(path: str) -> list[str]:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from .index.evaluate import evaluate, table
-    from .index.search import Searcher
+    from citavial.build.index.evaluate import evaluate, table
+    from citavial.build.index.search import Searcher
     golden = args.golden or latest_golden()
     searcher = Searcher.load(Path(args.dist) / "index")
     report = evaluate(searcher, golden, static_index=Path(args.dist) / "search-index.js")
@@ -127,7 +127,7 @@ def add_parsers(subparsers: Any) -> None:
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     s.add_argument("--batch", metavar="FILE",
                    help="one question per line (- for stdin) → one JSON object per line")
-    s.add_argument("--dist", type=Path, default=ROOT / "dist",
+    s.add_argument("--dist", type=Path, default=paths.DIST,
                    help="site built by `citavial build` (default: dist/)")
     s.set_defaults(func=_cmd_search)
 
@@ -135,6 +135,6 @@ def add_parsers(subparsers: Any) -> None:
     e.add_argument("--golden", type=Path, default=None,
                    help="golden JSONL file (default: the latest golden/golden-vN.jsonl)")
     e.add_argument("--json", metavar="OUT", help="also write the full report as JSON to OUT")
-    e.add_argument("--dist", type=Path, default=ROOT / "dist",
+    e.add_argument("--dist", type=Path, default=paths.DIST,
                    help="site built by `citavial build` (default: dist/)")
     e.set_defaults(func=_cmd_eval)

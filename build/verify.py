@@ -13,14 +13,13 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BuildError, BuildErrors
-
-from .fragments import PageText, deep_link, find_all, read_page
-from .fragments.match import source_text
-from .models import IN_FORCE, AllowlistEntry, Block, Citation, Regulation, Unit
-from .normalize import normalize
-from .patterns import LITERAL_WHITESPACE
-from .refs import anchor, fragment, human_label
+from citavial.build.errors import BuildError, BuildErrors
+from citavial.build.fragments import PageText, deep_link, find_all, read_page
+from citavial.build.fragments.match import source_text
+from citavial.build.models import IN_FORCE, AllowlistEntry, Block, Citation, Regulation, Unit
+from citavial.build.normalize import normalize
+from citavial.build.patterns import LITERAL_WHITESPACE
+from citavial.build.refs import anchor, fragment, human_label
 
 MIN_WORDS = 4
 MIN_CHARS = 20
@@ -86,7 +85,7 @@ def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
         return QuoteCheck(cit, f"too short to be meaningful ({len(words)} words; at least "
                                f"{MIN_WORDS} words and {MIN_CHARS} characters)")
     page = pages[unit.page]
-    allowed = {anchor(b.ref) for b in blocks if b.status == IN_FORCE}
+    allowed = {anchor(b.ref) for b in blocks if b.status == IN_FORCE and b.ref is not None}
     if ROW_SEPARATOR in cit.quote:
         return _check_row(page, unit, cit, allowed)
     matches = find_all(page, cit.quote)
@@ -157,6 +156,8 @@ def build_allowlist(reg: Regulation, pages: Pages, source_url: str) -> list[Allo
     entries = []
     for unit in reg.units:
         for block in unit.passages:
+            if block.ref is None:   # passages always carry a ref; the check narrows the type
+                continue
             link = deep_link(pages[unit.page], anchor(block.ref), block.text)
             kind = {"fallback": "anchor"}.get(link.kind, "context" if link.context else link.kind)
             entries.append(AllowlistEntry(

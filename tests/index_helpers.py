@@ -19,8 +19,8 @@ _CACHE: dict[str, object] = {}
 
 def passages():
     if "passages" not in _CACHE:
-        from build.index import collect
-        from build.pipeline import load_regulation
+        from citavial.build.index import collect
+        from citavial.build.pipeline import load_regulation
         _CACHE["passages"] = collect(load_regulation(CORPUS, AS_OF))
     return _CACHE["passages"]
 
@@ -28,7 +28,7 @@ def passages():
 def built_dist() -> Path:
     """A dist/ holding only the search index of the real corpus (built once, read-only)."""
     if "dist" not in _CACHE:
-        from build.index import build_index
+        from citavial.build.index import build_index
         tmp = Path(tempfile.mkdtemp(prefix="citavial-index-"))
         atexit.register(shutil.rmtree, tmp, True)
         build_index(passages(), {}, HOOKS, tmp / "dist")
@@ -38,6 +38,6 @@ def built_dist() -> Path:
 
 def searcher():
     if "searcher" not in _CACHE:
-        from build.index.search import Searcher
+        from citavial.build.index.search import Searcher
         _CACHE["searcher"] = Searcher.load(built_dist() / "index")
     return _CACHE["searcher"]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set up everything the test suite needs on a fresh machine, then run every test
-# (fast, slow and browser). This is the README's test command; .ci/run calls it.
+# Set up everything the test suite needs on a fresh machine, then run every check: lint, import
+# contract and types (tests/lint.sh), then every test (fast, slow, browser, adversarial). This is
+# the README's test command; .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,14 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get install -y -qq chromium >/dev/null
 fi
 
+bash tests/lint.sh
 .venv/bin/citavial model-setup   # assemble + sha256-check the default GGUF once (worker tests use it)
 .venv/bin/citavial build
-exec .venv/bin/python -m pytest -m "" -q "$@"
+.venv/bin/python -m pytest -m "" -q "$@"
+
+# No test may write into tracked files.
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  echo "tests changed tracked files:" >&2
+  git status --porcelain --untracked-files=no >&2
+  exit 1
+fi

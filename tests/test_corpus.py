@@ -10,9 +10,15 @@ from typing import Callable
 
 import pytest
 
-from build.corpus import (MAIN_NORM, SCHEMA, CorpusInfo, parse_metadata, read_metadata,
-                          verify_corpus)
-from build.errors import BuildError
+from citavial.build.corpus import (
+    MAIN_NORM,
+    SCHEMA,
+    CorpusInfo,
+    parse_metadata,
+    read_metadata,
+    verify_corpus,
+)
+from citavial.build.errors import BuildError
 
 REAL_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 TEXTO = f"{MAIN_NORM}.xml"

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from build.errors import BuildError
-from build.figures import collect_figures, count_figure, wilson
+from citavial.build.errors import BuildError
+from citavial.build.figures import collect_figures, count_figure, wilson
 
 GATE = {"checked": 383, "failed": 0, "passages": 1436}
 

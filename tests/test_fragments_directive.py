@@ -8,12 +8,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from build.errors import BuildError
-from build.fragments import (TextDirective, decode_term, deep_link, directive_for, encode_term,
-                             find_all, format_directive, match_directive, parse_directive,
-                             parse_fragment, read_page)
-from build.fragments.directive import MAX_EXACT, locate
-from build.normalize import normalize
+from citavial.build.errors import BuildError
+from citavial.build.fragments import (
+    TextDirective,
+    decode_term,
+    deep_link,
+    directive_for,
+    encode_term,
+    find_all,
+    format_directive,
+    match_directive,
+    parse_directive,
+    parse_fragment,
+    read_page,
+)
+from citavial.build.fragments.directive import MAX_EXACT, locate
+from citavial.build.normalize import normalize
 
 _ENCODED = re.compile(r"(?:[A-Za-z0-9!$'()*+./:;=?@_~]|%[0-9A-F]{2})*")
 
@@ -129,7 +139,7 @@ def test_long_passage_uses_a_range():
 
 def test_indistinguishable_passage_falls_back_to_the_id(caplog):
     # #g repeats #b and is preceded by the same words as #b: no prefix/suffix can tell them apart.
-    caplog.set_level("INFO", logger="build.fragments.directive")
+    caplog.set_level("INFO", logger="citavial.build.fragments.directive")
     page = read_page(PAGE)
     assert deep_link(page, "g", "La vía pública es de todos.").kind == "fallback"
     assert directive_for(page, "g", "La vía pública es de todos.") == "g"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from build.normalize import normalize, normalize_with_map
+from citavial.build.normalize import normalize, normalize_with_map
 
 CASES = [
     ("accents", "La Vía Pública", "la via publica"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from build.fragments import read_page
+from citavial.build.fragments import read_page
 
 
 def blocks(html: str) -> list[tuple[str | None, str]]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from build import patterns as P
-from build.index.analyze import analyze, fold, is_exact, words
+from citavial.build import patterns as P
+from citavial.build.index.analyze import analyze, fold, is_exact, words
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from build.index.evaluate import evaluate
 from index_helpers import ROOT, built_dist, searcher
+
+from citavial.build.index.evaluate import evaluate
 
 BASELINE = ROOT / "golden" / "baseline.json"
 

@@ -7,10 +7,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from build.index.bm25 import B, EPSILON, K1, build_bm25
+from citavial.build.index.bm25 import EPSILON, K1, B, build_bm25
 
 
 def brute_force(docs, query, k1=K1, b=B, eps=EPSILON):
@@ -80,9 +81,10 @@ def test_empty_corpus_scores_zero():
 
 def test_real_index_agrees_with_rank_bm25():
     """The shipped matrix, on the real passages, equals rank-bm25 built on the same tokens."""
-    from build.index.analyze import analyze
-    from build.index.collect import contexts
     from index_helpers import passages
+
+    from citavial.build.index.analyze import analyze
+    from citavial.build.index.collect import contexts
     ps = passages()[:300]
     ctx = contexts(ps)
     docs = [analyze(f"{p.label}. {p.title}") + analyze(ctx[p.ref]) + analyze(p.text) for p in ps]

@@ -8,12 +8,12 @@ import json
 import shutil
 
 import pytest
-
-from build.errors import BuildError
-from build.index import build_index
-from build.index.search import Searcher
 from index_helpers import HOOKS, built_dist, passages, searcher
-from worker.retrieve import load_retriever
+
+from citavial.build.errors import BuildError
+from citavial.build.index import build_index
+from citavial.build.index.retriever import load_retriever
+from citavial.build.index.search import Searcher
 
 
 def _tree(path):

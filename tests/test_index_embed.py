@@ -8,7 +8,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from build.index.embed import DEFAULT_MODEL, Embedder, load_embedder
+from citavial.build.index.embed import DEFAULT_MODEL, Embedder, load_embedder
 
 TEXTS = ["velocidad máxima de los turismos en autopista", "luces de cruce en túneles",
          "peatones en pasos de peatones", "zzzz qqqq"]
@@ -61,7 +61,7 @@ def test_plain_model2vec_folder_is_read_with_its_tokenizer(tmp_path):
 
 @pytest.mark.slow
 def test_trainer_reproduces_the_bundled_model(tmp_path):
-    from build.index.train import main
+    from citavial.build.index.train import main
     assert main(["--out", str(tmp_path / "citavial-static-v1")]) == 0
     for name in ("config.json", "model.safetensors", "tokenizer.json"):
         a = hashlib.sha256((tmp_path / "citavial-static-v1" / name).read_bytes()).hexdigest()

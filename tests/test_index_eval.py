@@ -8,12 +8,12 @@ import json
 
 import numpy as np
 import pytest
-
-from build.errors import BuildError
-from build.index import metrics as M
-from build.index.evaluate import evaluate, load_golden, table
-from build.search_cli import add_parsers
 from index_helpers import built_dist, searcher
+
+from citavial.build.errors import BuildError
+from citavial.build.index import metrics as M
+from citavial.build.index.evaluate import evaluate, load_golden, table
+from citavial.build.search_cli import add_parsers
 
 N = "RD-1428/2003#"
 

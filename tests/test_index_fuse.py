@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from build.index import fuse
+from citavial.build.index import fuse
 
 REFS = ["r0", "r1", "r2", "r3", "r4", "r5"]
 TIE = np.arange(len(REFS))          # refs are already in sorted order

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-
-from build.ingest import ingest
-from build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED
 from support import CORPUS
+
+from citavial.build.ingest import ingest
+from citavial.build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED
 
 TEXTO = CORPUS / "BOE-A-2003-23514.xml"
 META = CORPUS / "BOE-A-2003-23514.metadatos.xml"

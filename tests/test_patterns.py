@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from build import patterns as P
+from citavial.build import patterns as P
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import shutil
-from datetime import date
 
 import pytest
-
-from build.cli import main
-from build.errors import BuildError
-from build.pipeline import build_site
 from support import AS_OF, CORPUS, SITE_SRC, tree_hash
 
+from citavial.build.pipeline import build_site
+from citavial.worker.cli import main
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import shutil
 import subprocess
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import ROOT
 
 CORE = ROOT / "site_src" / "static" / "practice-core.js"

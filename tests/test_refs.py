@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from build.refs import RefError, anchor, canonical, page, parse_ref
+from citavial.build.refs import RefError, anchor, canonical, page, parse_ref
 
 
 @pytest.mark.parametrize("text, expected", [

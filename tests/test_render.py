@@ -7,7 +7,7 @@ import re
 import pytest
 from lxml import html as lhtml
 
-from build.ingest.blocks import collapse
+from citavial.build.ingest.blocks import collapse
 
 R = "RD-1428/2003#"
 

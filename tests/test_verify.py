@@ -5,14 +5,14 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
-from build.cli import main
-from build.errors import BuildErrors
-from build.models import Citation
-from build.pipeline import build_site, load_regulation
-from build.refs import parse_ref
-from build.verify import Pages, check_quote
 from support import AS_OF, CORPUS, SITE_SRC, tree_hash
+
+from citavial.build.errors import BuildErrors
+from citavial.build.models import Citation
+from citavial.build.pipeline import build_site
+from citavial.build.refs import parse_ref
+from citavial.build.verify import Pages, check_quote
+from citavial.worker.cli import main
 
 
 @pytest.fixture(scope="module")

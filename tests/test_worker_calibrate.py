@@ -6,11 +6,17 @@ import json
 
 import numpy as np
 import pytest
-
-from worker.calibrate import (best_threshold, calibrate_support, cross_validate, fit_gate,
-                              fit_logistic, rates)
-from worker.calibration import PATH, SCHEMA, UNCALIBRATED, load_calibration
 from worker_helpers import fixed_allowlist
+
+from citavial.worker.calibrate import (
+    best_threshold,
+    calibrate_support,
+    cross_validate,
+    fit_gate,
+    fit_logistic,
+    rates,
+)
+from citavial.worker.calibration import PATH, SCHEMA, UNCALIBRATED, load_calibration
 
 
 def test_logistic_recovers_the_direction_of_a_separating_feature():
@@ -54,7 +60,7 @@ def test_support_threshold_prefers_keeping_no_wrong_sentence(tmp_path):
 
 
 def test_support_labels_must_name_allowlisted_refs(tmp_path):
-    from build.errors import BuildError
+    from citavial.build.errors import BuildError
     with pytest.raises(BuildError, match="not in the allowlist"):
         calibrate_support([{"ref": "RD-1428/2003#art999", "sentence": "x", "supported": True}],
                           fixed_allowlist(tmp_path))
@@ -76,7 +82,7 @@ def test_missing_calibration_means_uncalibrated(tmp_path):
 
 
 def test_bad_calibration_names_the_file(tmp_path):
-    from build.errors import BuildError
+    from citavial.build.errors import BuildError
     bad = tmp_path / "calibration.json"
     bad.write_text('{"schema": "other"}', encoding="utf-8")
     with pytest.raises(BuildError, match="calibration.json"):

@@ -6,13 +6,18 @@ import argparse
 import json
 
 import pytest
+from worker_helpers import (
+    SCRIPTED_STATUS,
+    TEST_CALIBRATION,
+    FixedRetriever,
+    ScriptedModel,
+    fixed_allowlist,
+)
 
-import worker.serve
-from worker.answer import Deps
-from worker.cli import add_parsers
-from worker.prompts import PROMPTS_DIR, load_prompt
-from worker_helpers import (SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, ScriptedModel,
-                            fixed_allowlist)
+import citavial.worker.serve
+from citavial.worker.answer import Deps
+from citavial.worker.cli import add_parsers
+from citavial.worker.prompts import PROMPTS_DIR, load_prompt
 
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
 
@@ -38,7 +43,7 @@ def scripted(tmp_path, monkeypatch):
         return Deps(FixedRetriever(allow, REFS), allow,
                     load_prompt(PROMPTS_DIR / "answer-chat.md"), model, SCRIPTED_STATUS,
                     TEST_CALIBRATION), "", {}
-    monkeypatch.setattr(worker.serve, "load_deps", fake_load_deps)
+    monkeypatch.setattr(citavial.worker.serve, "load_deps", fake_load_deps)
     return allow
 
 

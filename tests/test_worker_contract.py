@@ -14,14 +14,19 @@ import os
 from pathlib import Path
 
 import pytest
+from worker_helpers import (
+    SCRIPTED_STATUS,
+    FixedRetriever,
+    ScriptedModel,
+    StepClock,
+    fixed_allowlist,
+)
 
-from worker.answer import Deps, answer
-from worker.app import sse
-from worker.calibration import Calibration
-from worker.gate import GateModel
-from worker.prompts import PROMPTS_DIR, load_prompt
-from worker_helpers import (SCRIPTED_STATUS, FixedRetriever, ScriptedModel, StepClock,
-                            fixed_allowlist)
+from citavial.worker.answer import Deps, answer
+from citavial.worker.app import sse
+from citavial.worker.calibration import Calibration
+from citavial.worker.gate import GateModel
+from citavial.worker.prompts import PROMPTS_DIR, load_prompt
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "worker_sse"
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]

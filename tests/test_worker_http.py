@@ -14,13 +14,13 @@ import threading
 import time
 
 import pytest
-
-from worker.answer import Deps
-from worker.app import WorkerState
-from worker.limits import InferenceSlot, RateLimiter
-from worker.prompts import PROMPTS_DIR, load_prompt
-from worker.serve import ServerThread
 from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, fixed_allowlist
+
+from citavial.worker.answer import Deps
+from citavial.worker.app import WorkerState
+from citavial.worker.limits import InferenceSlot, RateLimiter
+from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.worker.serve import ServerThread
 
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
 ANSWER = ["Queda prohibido conducir utilizando auriculares", " [[REF:1]]", "."]

@@ -8,14 +8,19 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from worker_helpers import (
+    SCRIPTED_STATUS,
+    TEST_CALIBRATION,
+    FixedRetriever,
+    ScriptedModel,
+    fixed_allowlist,
+)
 
-from worker.answer import Deps, answer
-from worker.calibration import Calibration
-from worker.collect import collect
-from worker.gate import GateModel
-from worker.prompts import PROMPTS_DIR, load_prompt
-from worker_helpers import (SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, ScriptedModel,
-                            fixed_allowlist)
+from citavial.worker.answer import Deps, answer
+from citavial.worker.calibration import Calibration
+from citavial.worker.collect import collect
+from citavial.worker.gate import GateModel
+from citavial.worker.prompts import PROMPTS_DIR, load_prompt
 
 COMPLETION = load_prompt(PROMPTS_DIR / "answer-completion.md")   # 1 passage, prefilled slot
 CHAT = load_prompt(PROMPTS_DIR / "answer-chat.md")               # 4 passages, slots after

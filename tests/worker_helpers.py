@@ -2,7 +2,7 @@
 
 * ``allowlist_path()`` — dist/allowlist.json when the build has made one, else an allowlist in
   the same schema generated from the ingest (url = page#anchor, directive "anchor").
-* ``LexicalRetriever`` — a small, deterministic stand-in for worker/retrieve.py (token overlap
+* ``LexicalRetriever`` — a small, deterministic stand-in for build/index/retriever.py (token overlap
   over the allowlist texts), with one evidence feature, used where the test is about the
   pipeline and not about search quality.
 * ``ScriptedModel`` — yields given pieces as if they were model tokens.
@@ -18,11 +18,11 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-from build.models import SearchHit, SearchResult
-from build.normalize import normalize
-from worker.allowlist import Allowlist, load_allowlist
-from worker.calibration import Calibration
-from worker.model import ModelStatus
+from citavial.build.models import SearchHit, SearchResult
+from citavial.build.normalize import normalize
+from citavial.worker.allowlist import Allowlist, load_allowlist
+from citavial.worker.calibration import Calibration
+from citavial.worker.model import ModelStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST_ALLOWLIST = ROOT / "dist" / "allowlist.json"
@@ -33,8 +33,8 @@ AS_OF = date(2026, 11, 29)
 def allowlist_path() -> Path:
     if DIST_ALLOWLIST.is_file():
         return DIST_ALLOWLIST
-    from build.pipeline import load_regulation
-    from build.refs import human_label
+    from citavial.build.pipeline import load_regulation
+    from citavial.build.refs import human_label
     reg = load_regulation(ROOT / "corpus", AS_OF)
     src = reg.source
     entries = []

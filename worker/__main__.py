@@ -1,15 +1,15 @@
-"""`python -m worker`: the same as `citavial serve` (same options)."""
+"""`python -m citavial.worker`: the same as `citavial serve` (same options)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .cli import add_parsers
+from citavial.worker.cli import add_parsers
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m worker")
+    parser = argparse.ArgumentParser(prog="python -m citavial.worker")
     sub = parser.add_subparsers(dest="command")
     add_parsers(sub)
     args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])

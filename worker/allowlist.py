@@ -13,10 +13,10 @@ import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from build.errors import BuildError
-from build.models import AllowlistEntry
+from citavial.build.errors import BuildError
+from citavial.build.models import ALLOWLIST_SCHEMA, AllowlistEntry
 
-SCHEMA = "citavial-allowlist/1"
+SCHEMA = ALLOWLIST_SCHEMA
 _FIELDS = tuple(f.name for f in fields(AllowlistEntry))
 DIRECTIVES = frozenset({"exact", "range", "context", "anchor"})
 

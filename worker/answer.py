@@ -17,17 +17,16 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterator, Protocol
 
-from build.models import AllowlistEntry, SearchResult
-
-from .allowlist import Allowlist
-from .calibration import Calibration
-from .gate import MESSAGES, decide
-from .guard import CITE, SlotGuard
-from .model import Model, ModelStatus
-from .prompts import Prompt, render_request
-from .sanitize import TextSanitizer
-from .segment import Segmenter, Sentence
-from .support import support
+from citavial.build.models import AllowlistEntry, SearchResult
+from citavial.worker.allowlist import Allowlist
+from citavial.worker.calibration import Calibration
+from citavial.worker.gate import MESSAGES, decide
+from citavial.worker.guard import CITE, SlotGuard
+from citavial.worker.model import Model, ModelStatus
+from citavial.worker.prompts import Prompt, render_request
+from citavial.worker.sanitize import TextSanitizer
+from citavial.worker.segment import Segmenter, Sentence
+from citavial.worker.support import support
 
 Event = tuple[str, dict]
 DEFAULT_K = 4

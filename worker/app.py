@@ -20,11 +20,11 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from .answer import Deps, answer
-from .limits import InferenceSlot, QueueFull, RateLimiter
-from .metrics import Metrics
-from .observe import observe
-from .validate import InvalidInput, parse_ask_body, parse_search_args
+from citavial.worker.answer import Deps, answer
+from citavial.worker.limits import InferenceSlot, QueueFull, RateLimiter
+from citavial.worker.metrics import Metrics
+from citavial.worker.observe import observe
+from citavial.worker.validate import InvalidInput, parse_ask_body, parse_search_args
 
 MAX_BODY = 8 * 1024
 

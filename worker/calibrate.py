@@ -27,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from build.atomic import write_text
-from build.errors import BuildError
-
-from .calibration import PATH, SCHEMA
-from .support import support
+from citavial.build.atomic import write_text
+from citavial.build.errors import BuildError
+from citavial.build.text import read_jsonl
+from citavial.worker.calibration import PATH, SCHEMA
+from citavial.worker.support import support
 
 FOLDS = 5
 L2 = 1.0
@@ -109,21 +109,6 @@ def cross_validate(x: np.ndarray, y: np.ndarray, folds: int = FOLDS) -> dict:
             "missed_abstention": round(float((~abstain & neg).sum() / neg.sum()), 4)}
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as err:
-        raise BuildError(str(path), f"cannot read ({err.strerror})", "check the path") from None
-    out = []
-    for i, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise BuildError(f"{path}:{i}", f"is not JSON ({err.msg})", "fix the line") from None
-    return out
-
-
 def calibrate_support(labels: list[dict], allowlist) -> dict:
     rows = []
     for i, item in enumerate(labels):
@@ -151,8 +136,8 @@ def calibrate_support(labels: list[dict], allowlist) -> dict:
 
 
 def calibrate(golden: Path, labels: Path, dist_dir: Path) -> str:
-    from .allowlist import load_allowlist
-    from .serve import load_retriever
+    from citavial.build.index.retriever import load_retriever
+    from citavial.worker.allowlist import load_allowlist
     allow = load_allowlist(Path(dist_dir) / "allowlist.json")
     retriever = load_retriever(dist_dir)
     items = read_jsonl(golden)

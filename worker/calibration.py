@@ -11,11 +11,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from build.errors import BuildError
+from citavial.build.errors import BuildError
+from citavial.worker.gate import GateModel
 
-from .gate import GateModel
-
-PATH = Path(__file__).resolve().parent / "calibration.json"
+PATH = Path(__file__).resolve().parent / "calibration.json"  # package data
 SCHEMA = "citavial-worker-calibration/1"
 DEFAULT_SUPPORT = 0.6
 

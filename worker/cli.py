@@ -1,7 +1,8 @@
-"""The worker's `citavial` subcommands: serve, ask, model-setup, calibrate.
+"""The `citavial` console script: the build's subcommands plus the worker's (serve, ask,
+model-setup, calibrate).
 
-``add_parsers(subparsers)`` registers them on the main CLI (build/cli.py); each sets ``func``
-to a function of the parsed arguments that returns the exit status.
+The composition lives here because the worker may import the build, never the reverse. Each
+subcommand sets ``func`` to a function of the parsed arguments that returns the exit status.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DIST = ROOT / "dist"
+from citavial.build import cli as build_cli
+from citavial.build import paths
+from citavial.build.errors import BuildError
+
+DIST = paths.DIST
 
 
 def add_parsers(subparsers) -> None:
@@ -42,37 +46,37 @@ def add_parsers(subparsers) -> None:
 
     c = subparsers.add_parser("calibrate", help="fit the abstention gate and support threshold "
                               "on the golden set → worker/calibration.json")
-    c.add_argument("--golden", type=Path, default=ROOT / "golden" / "golden-v1.jsonl")
-    c.add_argument("--labels", type=Path, default=ROOT / "worker" / "support-labels.jsonl")
+    c.add_argument("--golden", type=Path, default=paths.GOLDEN / "golden-v1.jsonl")
+    c.add_argument("--labels", type=Path, default=Path(__file__).resolve().parent / "support-labels.jsonl")
     c.add_argument("--dist", type=Path, default=DIST)
     c.set_defaults(func=_cmd_calibrate)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from .serve import serve
+    from citavial.worker.serve import serve
     serve(args.dist, host=args.host, port=args.port, ask_per_minute=args.rate,
           max_waiting=args.queue, load_llm=not args.no_model)
     return 0
 
 
 def _cmd_model_setup(args: argparse.Namespace) -> int:
-    from .model import assemble_default, sha256_file
+    from citavial.worker.model import assemble_default, sha256_file
     path = assemble_default(args.path)
     print(f"model ready: {path} (sha256 {sha256_file(path)})")
     return 0
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from .calibrate import calibrate
+    from citavial.worker.calibrate import calibrate
     print(calibrate(args.golden, args.labels, args.dist))
     return 0
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
-    from .answer import answer
-    from .collect import collect
-    from .serve import load_deps
-    from .validate import InvalidInput, check_question
+    from citavial.worker.answer import answer
+    from citavial.worker.collect import collect
+    from citavial.worker.serve import load_deps
+    from citavial.worker.validate import InvalidInput, check_question
     if bool(args.question) == bool(args.batch):
         print("citavial ask: give either a question or --batch FILE", file=sys.stderr)
         return 2
@@ -95,9 +99,9 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
 
 def _batch(path: Path, deps) -> int:
-    from .answer import answer
-    from .collect import collect
-    from .validate import InvalidInput, check_question
+    from citavial.worker.answer import answer
+    from citavial.worker.collect import collect
+    from citavial.worker.validate import InvalidInput, check_question
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as err:
@@ -138,3 +142,25 @@ def _print_human(record: dict) -> None:
         print(f"\n[{c['n']}] {c['label']} — {c['url']}\n    «{c['quote']}»")
     if record["retractions"]:
         print(f"\n({len(record['retractions'])} frase(s) retirada(s) por falta de respaldo)")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="citavial", description="The Reglamento General de "
+                                "Circulación as a verified static site, and its answer worker.")
+    sub = p.add_subparsers(dest="command", required=True)
+    build_cli.add_parsers(sub)
+    add_parsers(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except BuildError as err:
+        print(f"citavial: error: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from build.models import SearchResult
+from citavial.build.models import SearchResult
 
 NO_RESULTS = "no_results"
 WEAK_EVIDENCE = "weak_evidence"

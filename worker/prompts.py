@@ -30,10 +30,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from build.errors import BuildError
+from citavial.build import paths
+from citavial.build.errors import BuildError
 
-ROOT = Path(__file__).resolve().parent.parent
-PROMPTS_DIR = ROOT / "prompts"
+PROMPTS_DIR = paths.PROMPTS
 DEFAULT_PROMPTS = {"completion": "answer-completion.md", "chat": "answer-chat.md"}
 _SECTIONS = {"completion": ("prefix", "request"), "chat": ("system", "user")}
 _REQUIRED = ("id", "version", "model", "mode", "max_tokens", "stop", "passage", "passage_chars")

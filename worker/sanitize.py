@@ -17,10 +17,20 @@ word is not known yet, so tokens still reach the client as they are generated.
 
 from __future__ import annotations
 
-import unicodedata
-
-from build.patterns import (BARE_DOMAIN, CANONICAL_IN_PROSE, EMAIL, MARKUP_CHARS, REF_DESIGNATOR,
-                       REF_GLUED, REF_TRIGGER, UNSAFE_CHARS, URL_SCHEME, URL_WWW, WEB_FILE)
+from citavial.build.patterns import (
+    BARE_DOMAIN,
+    CANONICAL_IN_PROSE,
+    EMAIL,
+    MARKUP_CHARS,
+    REF_DESIGNATOR,
+    REF_GLUED,
+    REF_TRIGGER,
+    UNSAFE_CHARS,
+    URL_SCHEME,
+    URL_WWW,
+    WEB_FILE,
+)
+from citavial.build.text import fold as text_fold
 
 OMITTED = "(referencia omitida)"
 # Words that continue a reference already omitted ("artículo 14 bis", "disposición final cuarta").
@@ -50,9 +60,7 @@ def _bare(word: str) -> str:
 
 def fold(word: str) -> str:
     """Lowercase, accents dropped, edge punctuation (but a final '.') removed: for word lists."""
-    decomposed = unicodedata.normalize("NFKD", _bare(word).lower())
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return bare.strip("(¿¡,;:!?)")
+    return text_fold(_bare(word)).replace("ñ", "n").strip("(¿¡,;:!?)")
 
 
 def is_trigger(word: str) -> bool:

@@ -11,24 +11,18 @@ import logging
 import time
 from pathlib import Path
 
-from build.errors import BuildError
-
-from .allowlist import load_allowlist
-from .answer import DEFAULT_K, Deps
-from .app import WorkerState, create_app
-from .calibration import load_calibration
-from .limits import InferenceSlot, RateLimiter
-from .model import load_model, model_mode
-from .prompts import DEFAULT_PROMPTS, PROMPTS_DIR, load_prompt
+from citavial.build.errors import BuildError
+from citavial.build.index.retriever import load_retriever
+from citavial.worker.allowlist import load_allowlist
+from citavial.worker.answer import DEFAULT_K, Deps
+from citavial.worker.app import WorkerState, create_app
+from citavial.worker.calibration import load_calibration
+from citavial.worker.limits import InferenceSlot, RateLimiter
+from citavial.worker.model import load_model, model_mode
+from citavial.worker.prompts import DEFAULT_PROMPTS, PROMPTS_DIR, load_prompt
 
 log = logging.getLogger("citavial.worker")
 WARMUP_QUESTION = "¿Cuál es la velocidad máxima en autopista?"
-
-
-def load_retriever(dist_dir: Path):
-    """The search engineer's worker/retrieve.py, imported late so the worker starts without it."""
-    from .retrieve import load_retriever as load
-    return load(dist_dir)
 
 
 def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Path | None = None,
@@ -45,9 +39,6 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
         probe = retriever.search(WARMUP_QUESTION, k)
         index = {"loaded": True, "version": probe.index_version, "backend": probe.backend,
                  "load_seconds": round(time.perf_counter() - t0, 3)}
-    except ImportError as err:
-        return None, f"index not loaded: worker/retrieve.py is missing ({err})", \
-            {"loaded": False}
     except (BuildError, OSError, ValueError) as err:
         return None, f"index not loaded: {err}", {"loaded": False, "reason": str(err)}
     prompt = load_prompt(prompt_path or PROMPTS_DIR / DEFAULT_PROMPTS[model_mode()])
@@ -55,7 +46,7 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
     if load_llm:
         model, status = load_model(prompt, model_path)
     else:
-        from .model import ModelStatus
+        from citavial.worker.model import ModelStatus
         model, status = None, ModelStatus(False, prompt.mode, None, None, None,
                                           "the language model was switched off (--no-model)")
     deps = Deps(retriever=retriever, allowlist=allow, prompt=prompt, model=model,

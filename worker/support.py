@@ -1,7 +1,7 @@
 """Does a sentence say what its cited passage says? A lexical support score.
 
 ``support(sentence, passage)`` is, in [0, 1], the mean of two shares: of the sentence's content
-words (stopwords dropped, compared by a 5-letter stem after ``build.normalize.normalize``) that
+words (stop words dropped, compared by Snowball stem after build/text.py's fold) that
 occur in the passage, and of its consecutive content-word pairs that occur, in that order, in
 the passage. The pairs catch a sentence stitched from the passage's words in a new order
 ("prohibido … brazo extendido"). The scale is the same for every answer, so the score is
@@ -15,27 +15,16 @@ What it cannot see: a sentence that reuses the passage's words with the opposite
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from build.normalize import normalize
+from citavial.build.text import numbers, stem, words
+from citavial.worker.sanitize import OMITTED
 
-from .sanitize import OMITTED
-
-STEM = 5
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"[a-z]{2,}")
-# Spanish function words and the filler a short answer uses; they say nothing about support.
-STOPWORDS = frozenset("""
-a al algo alguna alguno algunos algunas ante antes aqui asi aun bajo cada como con contra cual
-cuales cuando cuanto de del desde donde dos durante e el ella ellas ellos en entre era es esa
-esas ese eso esos esta estas este esto estos fue ha han hasta hay la las le les lo los mas me
-mi muy ni no o os otra otro otros otras para pero poco por porque que quien se sea segun ser si
-sin sino sobre solo su sus tal tambien tan tanto te tiene tienen toda todo todos todas tu un
-una unas uno unos usted y ya puede pueden debe deben dicho dicha cual respuesta pregunta segun
-referencia omitida
+# Filler a short answer uses on top of the Spanish stop words; it says nothing about support.
+FILLER = frozenset("""
+aqui asi aun bajo cada dicho dicha dos puede pueden debe deben respuesta pregunta segun sino
+solo tal tan toda todas referencia omitida
 """.split())
-
 
 @dataclass(frozen=True)
 class Support:
@@ -50,19 +39,9 @@ class Support:
         return f"Support({self.score:.2f}, {self.reason})"
 
 
-def numbers(text: str) -> set[str]:
-    """Numbers in canonical form: thousands dots dropped, decimal comma → dot."""
-    out = set()
-    for raw in _NUMBER.findall(text):
-        if re.fullmatch(r"\d{1,3}(?:\.\d{3})+", raw):
-            raw = raw.replace(".", "")
-        out.add(raw.replace(",", "."))
-    return out
-
-
 def stem_sequence(text: str) -> list[str]:
-    """The content words of ``text`` in order, as stems."""
-    return [w[:STEM] for w in _WORD.findall(normalize(text)) if w not in STOPWORDS]
+    """The content words of ``text`` in order, as Snowball stems."""
+    return [stem(w) for w in words(text) if w not in FILLER]
 
 
 def stems(text: str) -> set[str]:
@@ -78,11 +57,11 @@ def support(sentence: str, passage: str, threshold: float) -> Support:
     sentence = sentence.replace(OMITTED, " ")
     seq = stem_sequence(sentence)
     content = set(seq)
-    said = numbers(normalize(sentence))
+    said = numbers(sentence)
     if not content and not said:
         return Support(0.0, False, "no_content")
     passage_seq = stem_sequence(passage)
-    have = numbers(normalize(passage))
+    have = numbers(passage)
     words = (len(content & set(passage_seq)) + len(said & have)) / (len(content) + len(said))
     pairs = _pairs(seq)
     ordered = len(pairs & _pairs(passage_seq)) / len(pairs) if pairs else words

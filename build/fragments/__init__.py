@@ -6,10 +6,18 @@ The citation gate, the renderer and the worker use these so that "the quote is o
 match), ``directive`` (encoding, parsing, and the deep link for a passage), ``wordbreak``.
 """
 
-from .directive import (DeepLink, decode_term, deep_link, directive_for, encode_term,
-                        format_directive, parse_directive, parse_fragment)
-from .match import Match, TextDirective, find_all, match_directive
-from .textmodel import Block, PageText, read_page
+from citavial.build.fragments.directive import (
+                        DeepLink,
+                        decode_term,
+                        deep_link,
+                        directive_for,
+                        encode_term,
+                        format_directive,
+                        parse_directive,
+                        parse_fragment,
+)
+from citavial.build.fragments.match import Match, TextDirective, find_all, match_directive
+from citavial.build.fragments.textmodel import Block, PageText, read_page
 
 __all__ = [
     "Block", "DeepLink", "Match", "PageText", "TextDirective", "decode_term", "deep_link",

@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from ..errors import BuildError
-from ..normalize import normalize
-from .match import TextDirective, boundary_at, match_directive, source_text
-from .textmodel import PageText
+from citavial.build.errors import BuildError
+from citavial.build.fragments.match import TextDirective, boundary_at, match_directive, source_text
+from citavial.build.fragments.textmodel import PageText
+from citavial.build.normalize import normalize
 
 __all__ = [
     "DeepLink", "TextDirective", "decode_term", "deep_link", "directive_for", "encode_term",

@@ -36,9 +36,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..normalize import normalize
-from .textmodel import Block, PageText
-from .wordbreak import is_boundary
+from citavial.build.fragments.textmodel import Block, PageText
+from citavial.build.fragments.wordbreak import is_boundary
+from citavial.build.normalize import normalize
 
 # Unicode White_Space; a tab or a newline only equals itself, the others equal a space.
 _WS = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
@@ -121,7 +121,7 @@ def _ws_ok(page: PageText, term: _Term, i: int, j: int) -> bool:
     b = page.block_at(i)
     block, base = page.blocks[b], page.starts[b]
     s, e = _text_offset(block, i - base, False), _text_offset(block, j - base, True)
-    if _ws_runs(term.raw) != _ws_runs(block.text[s:e]):
+    if _ws_runs(term.raw or "") != _ws_runs(block.text[s:e]):
         return False
     before = block.text[max(s - len(term.lead), 0):s] if term.lead else ""
     after = block.text[e:e + len(term.trail)] if term.trail else ""
@@ -217,7 +217,10 @@ def _in_details_body(page: PageText, common: tuple, s_chain: tuple, e_chain: tup
 
 def find_all(page: PageText, term: str) -> tuple[Match, ...]:
     """Every occurrence of ``term`` as a whole text-fragment term (word-bounded, one block)."""
-    nterm = _term(term, strict=False)._replace(lead="", trail="")
+    parsed = _term(term, strict=False)
+    if parsed is None:
+        return ()
+    nterm = parsed._replace(lead="", trail="")
     out = []
     pos = 0
     while (hit := _find(page, nterm, pos, True, True)) is not None:
@@ -234,6 +237,8 @@ def match_directive(page: PageText, directive: TextDirective) -> Match | None:
 
 def _match_span(page: PageText, d: TextDirective) -> tuple[int, int] | None:
     start, end, prefix, suffix = _term(d.start), _term(d.end), _term(d.prefix), _term(d.suffix)
+    if start is None:
+        return None
     must_end = end is not None or suffix is None
     search = 0
     while True:

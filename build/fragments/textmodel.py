@@ -55,7 +55,7 @@ from typing import NamedTuple
 
 import lxml.html
 
-from ..normalize import normalize_with_map
+from citavial.build.normalize import normalize_with_map
 
 __all__ = ["Block", "PageText", "read_page"]
 
@@ -126,7 +126,8 @@ class PageText:
         serial = self.serial(element_id)
         if serial is None:
             return None
-        lo = hi = None
+        lo: int | None = None
+        hi = 0
         for block in self.blocks:
             bounds = _block_extent(block, serial)
             if bounds is None:
@@ -138,7 +139,8 @@ class PageText:
 
 
 def _block_extent(block: Block, serial: int) -> tuple[int, int] | None:
-    lo = hi = None
+    lo: int | None = None
+    hi = 0
     segs = block.segments
     for k, (start, chain, _node) in enumerate(segs):
         if serial not in chain:

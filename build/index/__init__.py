@@ -2,7 +2,7 @@
 
 ``build_index`` is the stage's one public function; ``collect`` turns a Regulation into the
 Passage values it takes. The query side is ``build.index.search.Searcher`` (used by
-worker/retrieve.py and the `citavial search` / `eval` commands).
+build/index/retriever.py: the worker, and the `citavial search` / `eval` commands).
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BuildError
-from ..models import Passage
-from .analyze import analyze as _analyze
-from .bm25 import build_bm25
-from .collect import collect, contexts, groups
-from .embed import load_embedder
-from .hooks import DEFAULT_HOOKS, hooks_version, load_hooks, promoted_hooks
-from .search import Settings
-from .store import write_index
+from citavial.build.errors import BuildError
+from citavial.build.index.analyze import analyze as _analyze
+from citavial.build.index.bm25 import build_bm25
+from citavial.build.index.collect import collect, contexts, groups
+from citavial.build.index.embed import load_embedder
+from citavial.build.index.hooks import DEFAULT_HOOKS, hooks_version, load_hooks, promoted_hooks
+from citavial.build.index.search import Settings
+from citavial.build.index.store import write_index
+from citavial.build.models import Passage
 
 __all__ = ["build_index", "collect", "promoted_hooks", "DEFAULT_HOOKS"]
 
@@ -112,7 +112,7 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str], hooks_path
                            "hooks_skipped": skipped, "terms": len(bm.vocab)}}
     out_dir = Path(out_dir)
     manifest = write_index(out_dir / "index", docs, arrays, manifest, bundle)
-    from .export import export_static
+    from citavial.build.index.export import export_static
     static_kb = export_static(passages, urls, ctx, hooks, out_dir, manifest["version"])
     size = sum(f.stat().st_size for f in (out_dir / "index").rglob("*") if f.is_file())
     return (f"index {manifest['version']}: {len(passages)} passages in {len(units)} units, "

@@ -54,7 +54,7 @@ def build_bm25(docs: Sequence[Sequence[str]], k1: float = K1, b: float = B,
     if not any(docs):   # rank-bm25 cannot index nothing; an empty index scores 0 everywhere
         return Bm25Matrix(vocab=(), indptr=np.zeros(1, np.int32), docs=np.zeros(0, np.int32),
                           weights=np.zeros(0, np.float32), n_docs=len(docs))
-    from rank_bm25 import BM25Okapi   # build time only: a query process never needs it
+    from rank_bm25 import BM25Okapi  # build time only: a query process never needs it
     bm = BM25Okapi([list(d) for d in docs], k1=k1, b=b, epsilon=epsilon)
     vocab = tuple(sorted(bm.idf))
     ids = {t: i for i, t in enumerate(vocab)}

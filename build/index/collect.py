@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import patterns as P
-from ..models import Passage, Regulation
+from citavial.build import patterns as P
+from citavial.build.models import Passage, Regulation
 
 MAX_SUBHEADING = 200   # characters; longer numbered annex paragraphs are rules, not headings
 

@@ -14,13 +14,19 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BuildError
-from .analyze import stem, words
+from citavial.build import paths
+from citavial.build.errors import BuildError
+from citavial.build.index.analyze import stem, words
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_MODEL = ROOT / "corpus" / "embeddings" / "citavial-static-v1"
+DEFAULT_MODEL = paths.EMBEDDINGS / "citavial-static-v1"
 ENV_VAR = "CITAVIAL_EMBEDDINGS"
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
+
+
+def corpus_model(corpus_dir: Path) -> str:
+    """The model a build over ``corpus_dir`` uses: $CITAVIAL_EMBEDDINGS, else the corpus's own
+    embeddings/<default name> (so a build from an installed wheel reads the corpus it is given)."""
+    return os.environ.get(ENV_VAR) or str(Path(corpus_dir) / "embeddings" / DEFAULT_MODEL.name)
 
 
 def resolve_model(spec: str | os.PathLike | None = None) -> Path:

@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BuildError
-from . import metrics as M
-from .analyze import fold
-from .evidence import FEATURES
-from .search import CHANNELS, Searcher, Settings
+from citavial.build.errors import BuildError
+from citavial.build.index import metrics as M
+from citavial.build.index.analyze import fold
+from citavial.build.index.evidence import FEATURES
+from citavial.build.index.search import CHANNELS, Searcher, Settings
 
 KS = (1, 5, 10, 30)
 DEPTH = 30
@@ -105,7 +105,7 @@ def _searcher_ranking(searcher: Searcher, settings: Settings):
 
 def _static_ranking(searcher: Searcher, path: Path):
     """The static page's search (export.client_search over dist/search-index.js)."""
-    from .export import client_search, read_static
+    from citavial.build.index.export import client_search, read_static
     data = read_static(path)
     head = searcher.refs[0].partition("#")[0]
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BuildError
+from citavial.build import paths
+from citavial.build.errors import BuildError
 
-ROOT = Path(__file__).resolve().parents[2]
 # The promoted version: the one the search uses. Promote a new hooks-vN.jsonl only if
 # `citavial eval` improves with it (and golden/baseline.json then records the new figure).
 PROMOTED = "hooks-v1.jsonl"
-DEFAULT_HOOKS = ROOT / "corpus" / "hooks" / PROMOTED
+DEFAULT_HOOKS = paths.HOOKS / PROMOTED
 
 
 def promoted_hooks(corpus_dir: Path) -> Path:

@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BuildError
-from ..models import SearchHit, SearchResult
-from . import fuse
-from .analyze import analyze, is_exact
-from .bm25 import Bm25Matrix
-from .embed import Embedder
-from .evidence import features
-from .hooks import best_per_passage
+from citavial.build.errors import BuildError
+from citavial.build.index import fuse
+from citavial.build.index.analyze import analyze, is_exact
+from citavial.build.index.bm25 import Bm25Matrix
+from citavial.build.index.embed import Embedder
+from citavial.build.index.evidence import features
+from citavial.build.index.hooks import best_per_passage
+from citavial.build.models import SearchHit, SearchResult
 
 CHANNELS = ("bm25", "vector", "hooks")
 REF_SCORE = 1.0   # above any RRF score: a question that is a reference gets that reference first
@@ -109,8 +109,8 @@ class Searcher:
 
     @classmethod
     def load(cls, index_dir: Path) -> "Searcher":
-        from .store import FIX, read_index
-        from .embed import load_embedder
+        from citavial.build.index.embed import load_embedder
+        from citavial.build.index.store import FIX, read_index
         manifest, docs, arrays = read_index(index_dir)
         try:
             model = manifest["model"]
@@ -147,7 +147,7 @@ class Searcher:
     def named(self, question: str) -> np.ndarray:
         """The passages a question that is only a reference names ("artículo 82.2", "anexo I,
         5"): the ref itself and what hangs from it, in document order."""
-        from ..refs import RefError, parse_ref
+        from citavial.build.refs import RefError, parse_ref
         if len(question) > 60:
             return np.zeros(0, dtype=np.int64)
         try:

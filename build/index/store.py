@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import write_bytes
-from ..errors import BuildError
+from citavial.build.atomic import write_bytes
+from citavial.build.errors import BuildError
 
 SCHEMA = "citavial-index/1"
 FILES = ("passages.json", "terms.json", "hooks.json", "arrays.safetensors")

@@ -9,7 +9,7 @@ stem × passage matrix (latent semantic analysis); every surface form seen gets 
 scaled by the stem's idf (model2vec mean-pools, so the norm is the word's weight). Deterministic:
 the same passages and hooks give the same bytes.
 
-Run: .venv/bin/python -m build.index.train [--hooks corpus/hooks/hooks-v1.jsonl] [--out DIR]
+Run: .venv/bin/python -m citavial.build.index.train [--hooks corpus/hooks/hooks-v1.jsonl] [--out DIR]
 """
 
 from __future__ import annotations
@@ -23,20 +23,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import write_bytes, write_text
-from ..models import Passage
-from .analyze import STOP_WORDS, stem, words
-from .collect import contexts
-from .hooks import DEFAULT_HOOKS, Hook
+from citavial.build import paths
+from citavial.build.atomic import write_bytes, write_text
+from citavial.build.index.collect import contexts
+from citavial.build.index.hooks import DEFAULT_HOOKS, Hook
+from citavial.build.models import Passage
+from citavial.build.text import ACCENT_FOLDS, STOP_WORDS, stem, words
 
-ROOT = Path(__file__).resolve().parents[2]
 NAME = "citavial-static-v1"
 DIM = 128
 SPECIALS = ("[PAD]", "[UNK]")
-# Accent folding of analyze.fold, as a tokenizers normalizer (ñ is kept).
-FOLDS = (("á", "a"), ("é", "e"), ("í", "i"), ("ó", "o"), ("ú", "u"), ("ü", "u"),
-         ("à", "a"), ("è", "e"), ("ì", "i"), ("ò", "o"), ("ù", "u"))
-
 
 def _documents(passages: Sequence[Passage], hooks: Sequence[Hook]) -> list[list[str]]:
     ctx = contexts(passages)
@@ -73,7 +69,7 @@ def _tokenizer(vocab: dict[str, int]):
     tok = Tokenizer(WordLevel(vocab, unk_token="[UNK]"))
     tok.normalizer = normalizers.Sequence(
         [normalizers.NFC(), normalizers.Lowercase()]
-        + [normalizers.Replace(a, b) for a, b in FOLDS])
+        + [normalizers.Replace(a, b) for a, b in ACCENT_FOLDS])
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     return tok
 
@@ -110,14 +106,14 @@ def train(passages: Sequence[Passage], hooks: Sequence[Hook], out_dir: Path,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .collect import collect
-    from .hooks import load_hooks
-    from ..pipeline import load_regulation
+    from citavial.build.index.collect import collect
+    from citavial.build.index.hooks import load_hooks
+    from citavial.build.pipeline import load_regulation
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--corpus", type=Path, default=ROOT / "corpus")
+    p.add_argument("--corpus", type=Path, default=paths.CORPUS)
     p.add_argument("--as-of", type=date.fromisoformat, default=date(2026, 11, 29))
     p.add_argument("--hooks", type=Path, default=DEFAULT_HOOKS)
-    p.add_argument("--out", type=Path, default=ROOT / "corpus" / "embeddings" / NAME)
+    p.add_argument("--out", type=Path, default=paths.EMBEDDINGS / NAME)
     p.add_argument("--dim", type=int, default=DIM)
     args = p.parse_args(argv)
     passages = collect(load_regulation(args.corpus, args.as_of))

@@ -10,10 +10,10 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from ..errors import BuildError
-from ..models import Regulation, Source
-from ..safexml import parse_file
-from .walk import walk
+from citavial.build.errors import BuildError
+from citavial.build.ingest.walk import walk
+from citavial.build.models import Regulation, Source
+from citavial.build.safexml import parse_file
 
 LICENSE = ("Fuente: Agencia Estatal Boletín Oficial del Estado (BOE). Reutilización permitida "
            "citando la fuente y la fecha de actualización (Ley 37/2007 y aviso legal del BOE).")

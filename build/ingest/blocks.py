@@ -11,9 +11,9 @@ from datetime import date
 
 from lxml import etree
 
-from ..models import Block, Cell, Image, Note, Table
-from ..patterns import HTML_WHITESPACE, REF_POST
-from .versions import parse_date
+from citavial.build.ingest.versions import parse_date
+from citavial.build.models import Block, Cell, Image, Note, Table
+from citavial.build.patterns import HTML_WHITESPACE, REF_POST
 
 BOE_SITE = "https://www.boe.es"
 BOE_ACT = "https://www.boe.es/buscar/act.php?id="

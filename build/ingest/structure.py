@@ -14,9 +14,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..models import IN_FORCE, REPEALED, SUPPRESSED, Block
-from ..patterns import (APARTADO, APARTADO_WORD, LABEL_ONLY, LETRA, ORDINAL, REPEALED as
-                        REPEALED_RE, SUPPRESSED as SUPPRESSED_RE, WORD_NUMBERS)
+from citavial.build.models import IN_FORCE, REPEALED, SUPPRESSED, Block
+from citavial.build.patterns import (
+    APARTADO,
+    APARTADO_WORD,
+    LABEL_ONLY,
+    LETRA,
+    ORDINAL,
+    WORD_NUMBERS,
+)
+from citavial.build.patterns import REPEALED as REPEALED_RE
+from citavial.build.patterns import SUPPRESSED as SUPPRESSED_RE
 
 CITABLE_KINDS = frozenset({"paragraph", "table"})
 

@@ -11,8 +11,8 @@ from datetime import date
 
 from lxml import etree
 
-from ..errors import BuildError
-from ..models import EXPIRED, IN_FORCE, NOT_YET, Version
+from citavial.build.errors import BuildError
+from citavial.build.models import EXPIRED, IN_FORCE, NOT_YET, Version
 
 
 def parse_date(value: str, where: str) -> date:

@@ -7,16 +7,35 @@ from datetime import date
 
 from lxml import etree
 
-from ..errors import BuildError
-from ..models import (IN_FORCE, REPEALED, SUPPRESSED, Block, Heading, Note, TocEntry, Unit,
-                      Version)
-from ..patterns import (ANEXO_HEADING, ANNEX_SECTION_NUMBER, ARTICLE_HEADING_TEXT, ARTICLE_TITLE,
-                        ARTICLE_UNICO_TITLE, CAPITULO_HEADING, DISPOSITION_TITLE,
-                        REGLAMENTO_HEADING, SECCION_HEADING, SUBSECCION_HEADING, TITULO_HEADING)
-from ..refs import article_fragment, canonical, disposition_fragment, page
-from .blocks import collapse, links_in, read_version
-from .structure import assign_article_refs, assign_sequential_refs
-from .versions import select
+from citavial.build.errors import BuildError
+from citavial.build.ingest.blocks import collapse, links_in, read_version
+from citavial.build.ingest.structure import assign_article_refs, assign_sequential_refs
+from citavial.build.ingest.versions import select
+from citavial.build.models import (
+    IN_FORCE,
+    REPEALED,
+    SUPPRESSED,
+    Block,
+    Heading,
+    Note,
+    TocEntry,
+    Unit,
+    Version,
+)
+from citavial.build.patterns import (
+    ANEXO_HEADING,
+    ANNEX_SECTION_NUMBER,
+    ARTICLE_HEADING_TEXT,
+    ARTICLE_TITLE,
+    ARTICLE_UNICO_TITLE,
+    CAPITULO_HEADING,
+    DISPOSITION_TITLE,
+    REGLAMENTO_HEADING,
+    SECCION_HEADING,
+    SUBSECCION_HEADING,
+    TITULO_HEADING,
+)
+from citavial.build.refs import article_fragment, canonical, disposition_fragment, page
 
 LEVELS = {"part": 0, "anexo": 0, "titulo": 1, "capitulo": 2, "seccion": 3, "subseccion": 4}
 

@@ -112,7 +112,7 @@ def real_state():
     """The worker's state as `citavial serve` loads it: dist/, its index, the real model."""
     if not (DIST / "allowlist.json").is_file():
         pytest.fail("dist/ is not built: run `.venv/bin/citavial build`")
-    from worker.serve import load_state
+    from citavial.worker.serve import load_state
     state = load_state(DIST, ask_per_minute=0, max_waiting=8)
     if state.deps is None or state.deps.model is None:
         pytest.fail("the real model did not load: run `.venv/bin/citavial model-setup` "
@@ -123,7 +123,7 @@ def real_state():
 @pytest.fixture(scope="session")
 def real_worker(real_state):
     """(port, state) of the real worker on 127.0.0.1."""
-    from worker.serve import ServerThread
+    from citavial.worker.serve import ServerThread
     srv = ServerThread(real_state, threads=8).__enter__()
     yield srv.server.effective_port, real_state
     srv.stop()

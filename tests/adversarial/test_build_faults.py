@@ -9,11 +9,11 @@ import sys
 import time
 
 import pytest
-
-from build.corpus import load_manifest, sha256_hex, write_manifest
-from build.errors import BuildError
-from build.pipeline import build_site
 from support import AS_OF, CORPUS, ROOT, SITE_SRC, tree_hash
+
+from citavial.build.corpus import load_manifest, sha256_hex, write_manifest
+from citavial.build.errors import BuildError
+from citavial.build.pipeline import build_site
 
 pytestmark = pytest.mark.adversarial
 XML = "BOE-A-2003-23514.xml"
@@ -71,7 +71,7 @@ def test_bad_corpus_is_refused_and_dist_untouched(tmp_path, data, rehash, messag
 
 def test_two_builds_at_once_leave_a_whole_dist(tmp_path):
     out = tmp_path / "dist"
-    cmd = [sys.executable, "-m", "build.cli", "build", "--out", str(out), "--as-of", "2026-11-29"]
+    cmd = [sys.executable, "-m", "citavial.worker.cli", "build", "--out", str(out), "--as-of", "2026-11-29"]
     procs = [subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for _ in range(2)]
     results = [p.communicate(timeout=300) for p in procs]

@@ -15,14 +15,19 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from build.errors import BuildError
-from build.fragments.directive import (TextDirective, decode_term, encode_term,
-                                       format_directive, parse_directive)
-from build.guides import Guide, read_guide
-from build.refs import RefError, parse_ref
-from worker.app import sse
-from build.patterns import QUESTION_FORBIDDEN
-from worker.validate import InvalidInput, check_question, parse_ask_body
+from citavial.build.errors import BuildError
+from citavial.build.fragments.directive import (
+    TextDirective,
+    decode_term,
+    encode_term,
+    format_directive,
+    parse_directive,
+)
+from citavial.build.guides import Guide, read_guide
+from citavial.build.patterns import QUESTION_FORBIDDEN
+from citavial.build.refs import RefError, parse_ref
+from citavial.worker.app import sse
+from citavial.worker.validate import InvalidInput, check_question, parse_ask_body
 
 pytestmark = pytest.mark.adversarial
 ROOT = Path(__file__).resolve().parents[2]
@@ -226,7 +231,8 @@ def test_parse_directive_never_raises(value):
                                                               " 5", "5 ", "1e1", "0x5"])))
 def test_parse_search_args_never_raises_anything_but_invalid_input(q, k):
     from werkzeug.datastructures import MultiDict
-    from worker.validate import parse_search_args
+
+    from citavial.worker.validate import parse_search_args
     try:
         q_out, k_out = parse_search_args(MultiDict({"q": q, "k": k}))
     except InvalidInput:
@@ -238,9 +244,10 @@ def test_allowlist_with_a_lone_surrogate_is_refused(tmp_path):
     """Regression: a lone surrogate in an entry passed the loader and broke the SSE encoder."""
     import json as _json
 
-    from build.errors import BuildError as _BuildError
     from support import ROOT
-    from worker.allowlist import load_allowlist
+
+    from citavial.build.errors import BuildError as _BuildError
+    from citavial.worker.allowlist import load_allowlist
 
     doc = _json.loads((ROOT / "dist" / "allowlist.json").read_text(encoding="utf-8"))
     doc["entries"] = doc["entries"][:3]

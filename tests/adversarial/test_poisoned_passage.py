@@ -13,15 +13,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from worker.allowlist import load_allowlist
-from worker.answer import Deps
-from worker.app import WorkerState
-from worker.calibration import Calibration
-from worker.limits import InferenceSlot, RateLimiter
-from worker.prompts import PROMPTS_DIR, load_prompt
-from worker.serve import ServerThread
 from worker_helpers import SCRIPTED_STATUS, FixedRetriever
+
+from citavial.worker.allowlist import load_allowlist
+from citavial.worker.answer import Deps
+from citavial.worker.app import WorkerState
+from citavial.worker.calibration import Calibration
+from citavial.worker.limits import InferenceSlot, RateLimiter
+from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.worker.serve import ServerThread
 
 pytestmark = pytest.mark.adversarial
 POISONED = Path(__file__).parent / "data" / "poisoned-allowlist.json"
@@ -166,7 +166,7 @@ def _poisoned_with(tmp_path, **change) -> Path:
     pytest.param({"directive": "<script>"}, "directive", id="bad-directive"),
 ])
 def test_a_poisoned_allowlist_cannot_carry_an_off_site_link(tmp_path, change, field):
-    from build.errors import BuildError
+    from citavial.build.errors import BuildError
     with pytest.raises(BuildError) as err:
         load_allowlist(_poisoned_with(tmp_path, **change))
     assert f"entries[0].{field}" in str(err.value)

@@ -10,13 +10,13 @@ import socket
 import threading
 
 import pytest
-
-from worker.answer import Deps
-from worker.app import WorkerState
-from worker.limits import InferenceSlot, RateLimiter
-from worker.prompts import PROMPTS_DIR, load_prompt
-from worker.serve import ServerThread
 from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, fixed_allowlist
+
+from citavial.worker.answer import Deps
+from citavial.worker.app import WorkerState
+from citavial.worker.limits import InferenceSlot, RateLimiter
+from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.worker.serve import ServerThread
 
 pytestmark = pytest.mark.adversarial
 

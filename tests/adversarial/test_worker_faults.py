@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from worker.serve import ServerThread, load_state
+from citavial.worker.serve import ServerThread, load_state
 
 pytestmark = pytest.mark.adversarial
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,7 @@ def small_dist(tmp_path: Path) -> Path:
 
 
 def model_file() -> Path:
-    from worker.model import default_model_path
+    from citavial.worker.model import default_model_path
     path = default_model_path()
     if not path.is_file():
         pytest.fail(f"{path} missing: run `.venv/bin/citavial model-setup`")
@@ -196,8 +196,8 @@ def test_client_disconnect_mid_stream_stops_real_generation(real_state):
 
 
 def replace_deps(state, model):
-    from worker.app import WorkerState
-    from worker.limits import InferenceSlot, RateLimiter
+    from citavial.worker.app import WorkerState
+    from citavial.worker.limits import InferenceSlot, RateLimiter
     return WorkerState(dist_dir=state.dist_dir, deps=replace(state.deps, model=model),
                        index_info=state.index_info, ask_limiter=RateLimiter(0, 1),
                        slot=InferenceSlot(4))

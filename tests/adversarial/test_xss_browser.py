@@ -8,15 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from worker.allowlist import load_allowlist
-from worker.answer import Deps
-from worker.app import WorkerState
-from worker.calibration import Calibration
-from worker.limits import InferenceSlot, RateLimiter
-from worker.prompts import PROMPTS_DIR, load_prompt
-from worker.serve import ServerThread
 from worker_helpers import SCRIPTED_STATUS, FixedRetriever
+
+from citavial.worker.allowlist import load_allowlist
+from citavial.worker.answer import Deps
+from citavial.worker.app import WorkerState
+from citavial.worker.calibration import Calibration
+from citavial.worker.limits import InferenceSlot, RateLimiter
+from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.worker.serve import ServerThread
 
 pytestmark = [pytest.mark.adversarial, pytest.mark.browser]
 POISONED = Path(__file__).parent / "data" / "poisoned-allowlist.json"

@@ -20,12 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from build.corpus import verify_corpus  # noqa: E402
-from build.ingest import ingest  # noqa: E402
-from build.guides import read_guides  # noqa: E402
-from build.practice import read_bank  # noqa: E402
-from build.render import render  # noqa: E402
-from build.verify import verify  # noqa: E402
+from citavial.build.corpus import verify_corpus  # noqa: E402
+from citavial.build.guides import read_guides  # noqa: E402
+from citavial.build.ingest import ingest  # noqa: E402
+from citavial.build.practice import read_bank  # noqa: E402
+from citavial.build.render import render  # noqa: E402
+from citavial.build.verify import verify  # noqa: E402
 
 
 def _stage_times(as_of: date) -> tuple[float, float, float, float]:

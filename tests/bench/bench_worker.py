@@ -1,6 +1,6 @@
 """Benchmark: the answer worker with the default model, over HTTP, on the golden set.
 
-Starts the real worker (`python -m worker`, default Gemma 3 270M GGUF) as a subprocess on
+Starts the real worker (`python -m citavial.worker`, default Gemma 3 270M GGUF) as a subprocess on
 127.0.0.1, sends 5 warm-up questions, then every golden question (or --limit N) one at a time,
 timing each on the client side, and prints:
 
@@ -33,8 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from build.normalize import normalize  # noqa: E402
-from worker.allowlist import load_allowlist  # noqa: E402
+from citavial.build.normalize import normalize  # noqa: E402
+from citavial.worker.allowlist import load_allowlist  # noqa: E402
 
 WARMUP = ["¿Cuál es la velocidad máxima en autopista?", "¿Puedo aparcar en doble fila?",
           "¿Qué significa una línea continua?", "¿Cuándo hay que usar las luces de cruce?",
@@ -48,7 +48,8 @@ def dist_dir(arg: str | None) -> Path:
     if (dist / "index").is_dir() and (dist / "allowlist.json").is_file():
         return dist
     from datetime import date
-    from build.pipeline import build_site
+
+    from citavial.build.pipeline import build_site
     out = Path(tempfile.mkdtemp(prefix="bench-worker-")) / "dist"
     build_site(corpus_dir=ROOT / "corpus", out_dir=out, as_of=date(2026, 11, 29),
                site_src=ROOT / "site_src")
@@ -56,7 +57,7 @@ def dist_dir(arg: str | None) -> Path:
 
 
 def start_worker(dist: Path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "worker", "--port", "0", "--rate", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "citavial.worker", "--port", "0", "--rate", "0",
                              "--dist", str(dist)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     line = proc.stdout.readline()
@@ -109,7 +110,7 @@ def page_text(url: str, page: str, cache: dict) -> str:
     """The served page's searchable text, block by block (the gate's own text model: table cells
     are separate blocks, so a plain text_content() would glue "120" and "90" into "12090")."""
     if page not in cache:
-        from build.fragments import read_page
+        from citavial.build.fragments import read_page
         body = urllib.request.urlopen(f"{url}/{page}", timeout=30).read()
         cache[page] = " ".join(b.norm for b in read_page(body).blocks)
     return cache[page]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import re
 import subprocess
 import sys

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from worker.serve import ServerThread, load_state
+from citavial.worker.serve import ServerThread, load_state
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 QUESTION = "¿Se puede conducir con auriculares?"
@@ -26,8 +26,9 @@ def site(request, tmp_path_factory) -> Path:
     """The built site (CITAVIAL_TEST_SITE_SRC may point at another site_src, for development)."""
     src = os.environ.get("CITAVIAL_TEST_SITE_SRC")
     if src:
-        from build.pipeline import build_site
         from support import AS_OF, CORPUS
+
+        from citavial.build.pipeline import build_site
         out = tmp_path_factory.mktemp("widget-site") / "dist"
         build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=Path(src))
         return out

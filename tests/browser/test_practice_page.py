@@ -3,9 +3,7 @@ to the quoted words, reload and find the progress kept; and it works from file:/
 
 from __future__ import annotations
 
-
 import pytest
-
 
 pytestmark = pytest.mark.browser
 

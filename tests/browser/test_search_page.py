@@ -7,10 +7,10 @@ import shutil
 from urllib.parse import quote
 
 import pytest
-
-from build.index.export import client_search, read_static
-from build.render import ExtraPage, render_pages
 from index_helpers import ROOT, built_dist
+
+from citavial.build.index.export import client_search, read_static
+from citavial.build.render import ExtraPage, render_pages
 
 pytestmark = pytest.mark.browser
 SITE_SRC = ROOT / "site_src"

@@ -21,9 +21,9 @@ from urllib.parse import unquote
 
 import pytest
 from lxml import html as lhtml
-
-from build.fragments import match_directive, parse_fragment, read_page
 from support import AS_OF, ROOT
+
+from citavial.build.fragments import match_directive, parse_fragment, read_page
 
 pytestmark = pytest.mark.browser
 

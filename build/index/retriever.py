@@ -1,4 +1,4 @@
-"""Retrieve: the worker's access to the search index that `citavial build` wrote into dist/.
+"""The one loader of the search index that `citavial build` wrote into dist/ (CLI, worker, MCP).
 
 The worker never indexes: it loads dist/index/ (checked against its manifest's hashes) once at
 start-up and asks it questions. Every hit carries its allowlisted deep link (``url``), and every
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from build.errors import BuildError
-from build.index.search import Searcher
-from build.models import SearchResult
+from citavial.build.errors import BuildError
+from citavial.build.index.search import Searcher
+from citavial.build.models import SearchResult
 
 MAX_K = 100
 

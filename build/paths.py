@@ -1,0 +1,35 @@
+"""Where the project's data lives: the one place that knows the folder layout.
+
+The code installs as ``citavial.build`` / ``citavial.worker``; the data it reads (corpus/,
+site_src/, prompts/, golden/) and writes (dist/) lives in a *project folder*. That folder is, in
+order: ``$CITAVIAL_HOME``; the source checkout this code was imported from (an editable install);
+otherwise the current directory. Every command also takes explicit paths (``--corpus``,
+``--site-src``, ``--out``/``--dist``), so an installed wheel works from anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def project_root() -> Path:
+    """The project folder (see the module docstring)."""
+    env = os.environ.get("CITAVIAL_HOME")
+    if env:
+        return Path(env)
+    if (_CHECKOUT / "corpus").is_dir() and (_CHECKOUT / "site_src").is_dir():
+        return _CHECKOUT
+    return Path.cwd()
+
+
+ROOT = project_root()
+CORPUS = ROOT / "corpus"
+SITE_SRC = ROOT / "site_src"
+DIST = ROOT / "dist"
+GOLDEN = ROOT / "golden"
+PROMPTS = ROOT / "prompts"
+HOOKS = CORPUS / "hooks"
+EMBEDDINGS = CORPUS / "embeddings"
