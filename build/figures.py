@@ -81,8 +81,11 @@ def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:
 def _retrieval_figures(report: dict) -> list[Figure]:
     """Article-level recall@5 of the default (fused) search, and the same figure without the
     golden questions that have a near-duplicate question hook (the decontaminated one)."""
-    fused = report["channels"]["fused"]
-    source = f"conjunto de evaluación {report['golden']['file']}, índice {report['index']['version']}"
+    fused = report["channels"]["default"]
+    split = {"test": "parte sellada de prueba (test)", "dev": "parte de desarrollo (dev, dentro de "
+             "la muestra)"}.get(report["golden"].get("split", ""), "todo el conjunto")
+    source = (f"conjunto de evaluación {report['golden']['file']}, {split}, índice "
+              f"{report['index']['version']}")
     out = []
     for level, what in (("article", "el artículo correcto"), ("apartado", "el apartado correcto")):
         r = fused[level]

@@ -210,6 +210,7 @@ class Passage:
     text: str
     label: str       # human label of the unit, e.g. "Artículo 48"
     title: str
+    table: Table | None = None   # a table passage keeps its rows and cells
 
     def __repr__(self) -> str:
         return f"Passage({self.ref}, {self.text[:30]!r})"

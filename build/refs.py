@@ -165,6 +165,30 @@ def human_label(ref: str) -> str:
                                     for p in parts[1:])
 
 
+def passage_label(ref: str) -> str:
+    """Where a passage sits inside its unit, in words a student reads: ``art48.1.a`` →
+    "apartado 1, letra a)"; ``art48.1.a.1o`` → "apartado 1, letra a), párrafo 1.º";
+    ``anexoI.5.p37`` → "apartado 5, párrafo 37"; a unit's lead paragraph → ""."""
+    parts = fragment(ref).split(".")
+    if parts[0] == "rd":
+        parts = parts[1:]
+    parts = parts[2:] if parts[0].startswith("anexo") and len(parts) > 1 and \
+        parts[1].startswith("art") else parts[1:]
+    words = []
+    for p in parts:
+        if p.isdigit():
+            words.append(f"apartado {p}")
+        elif p.startswith("s") and p[1:].isdigit():
+            words.append(f"sección {p[1:]}")
+        elif p.startswith("p") and p[1:].isdigit():
+            words.append(f"párrafo {p[1:]}")
+        elif p[:-1].isdigit() and p[-1] in "oa":
+            words.append(f"párrafo {p[:-1]}.{'º' if p[-1] == 'o' else 'ª'}")
+        else:
+            words.append(f"letra {p})")
+    return ", ".join(words)
+
+
 def _article_label(parts: list[str]) -> str:
     head = parts[0][len("art"):]
     if head.endswith("bis"):

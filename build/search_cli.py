@@ -101,7 +101,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from citavial.build.index.search import Searcher
     golden = args.golden or latest_golden()
     searcher = Searcher.load(Path(args.dist) / "index")
-    report = evaluate(searcher, golden, static_index=Path(args.dist) / "search-index.js")
+    split = None if args.split == "all" else args.split
+    report = evaluate(searcher, golden, split=split)
     if args.json:
         write_text(Path(args.json), json.dumps(report, ensure_ascii=False, sort_keys=True,
                                                indent=2) + "\n")
@@ -134,6 +135,9 @@ def add_parsers(subparsers: Any) -> None:
     e = subparsers.add_parser("eval", help="evaluate the search on the golden set")
     e.add_argument("--golden", type=Path, default=None,
                    help="golden JSONL file (default: the latest golden/golden-vN.jsonl)")
+    e.add_argument("--split", choices=("test", "dev", "all"), default="test",
+                   help="golden split to score (default: test, the sealed split; dev is "
+                        "in-sample — everything is tuned on it)")
     e.add_argument("--json", metavar="OUT", help="also write the full report as JSON to OUT")
     e.add_argument("--dist", type=Path, default=paths.DIST,
                    help="site built by `citavial build` (default: dist/)")

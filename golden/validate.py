@@ -53,7 +53,8 @@ POSITIVE_TOPICS = {
 NEGATIVE_TOPICS = {"otra-norma", "fuera-de-dominio", "no-regulado"} | POSITIVE_TOPICS
 NEGATIVE_REASONS = {"other_law", "out_of_domain", "not_in_regulation"}
 REQUIRED_KEYS = {"id", "question", "expected", "topic", "kind"}
-OPTIONAL_KEYS = {"negative", "note"}
+OPTIONAL_KEYS = {"negative", "note", "answer", "style"}
+STYLES = {"plain", "stem", "situational", "options", "yesno"}
 ID_RE = re.compile(r"^g\d{4,}$")
 
 # Coverage minimums of the golden set (v1 targets; later versions include v1,
@@ -93,8 +94,12 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def load_passages(path: str) -> dict[str, str]:
-    """Return {ref: unit} for every passage in the passages file."""
+    """Return {ref: unit} for every passage in the passages file (JSONL with ref and unit), or
+    in a built site's dist/allowlist.json (the unit is then the entry's page)."""
     refs: dict[str, str] = {}
+    if path.endswith(".json"):
+        with open(path, encoding="utf-8") as fh:
+            return {e["ref"]: e["page"] for e in json.load(fh)["entries"]}
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             line = line.strip()
@@ -184,6 +189,10 @@ def check_record(lineno: int, obj: dict, refs: dict[str, str], errors: list[str]
     else:
         errors.append(f"{where}: kind must be 'positive' or 'negative', got {kind!r}")
         return False
+    if "style" in obj and obj["style"] not in STYLES:
+        errors.append(f"{where}: style must be one of {sorted(STYLES)}, got {obj['style']!r}")
+    if "answer" in obj and not isinstance(obj["answer"], str):
+        errors.append(f"{where}: answer must be a string")
     if "note" in obj and not isinstance(obj["note"], str):
         errors.append(f"{where}: note must be a string")
     return True
@@ -235,6 +244,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.base:
         check_base(args.base, records, errors)
+        base_ids = {o.get("id") for _, o in load_lines(args.base, [])}
+        for lineno, obj in valid:   # lines added after the base carry a style and an answer
+            if obj["id"] in base_ids:
+                continue
+            if "style" not in obj:
+                errors.append(f"line {lineno} ({obj['id']}): new lines need a 'style'")
+            if obj["kind"] == "positive" and not str(obj.get("answer", "")).strip():
+                errors.append(f"line {lineno} ({obj['id']}): new positives need an 'answer'")
 
     # Counts.
     positives = [o for _, o in valid if o["kind"] == "positive"]
@@ -267,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"annex positives:    {len(annex_pos)}")
     print(f"distinct units:     {len(units)}")
     print(f"distinct refs:      {len({r for o in positives for r in o['expected']})}")
+    styles = Counter(o.get("style", "plain") for _, o in valid)
+    print("lines by style:     " + ", ".join(f"{k} {v}" for k, v in sorted(styles.items())))
     print("positives by topic:")
     for topic, n in sorted(topics.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"  {topic + ':':<26}{n}")

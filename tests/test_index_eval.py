@@ -92,14 +92,15 @@ def golden(tmp_path):
 
 
 def test_report_is_deterministic_and_complete(golden):
-    a = evaluate(searcher(), golden, static_index=built_dist() / "search-index.js")
-    b = evaluate(searcher(), golden, static_index=built_dist() / "search-index.js")
+    a = evaluate(searcher(), golden, split=None)
+    b = evaluate(searcher(), golden, split=None)
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-    assert set(a["channels"]) == {"bm25", "vector", "hooks", "fused", "static"}
-    fused = a["channels"]["fused"]["article"]
+    assert set(a["channels"]) == {"bm25", "vector", "hooks", "fusion", "default"}
+    fused = a["channels"]["default"]["article"]
     assert fused["recall@5"] == 1.0 and fused["ci95"]["recall@5"] == [1.0, 1.0]
-    assert a["golden"] == {"file": "golden-v1.jsonl", "questions": 5, "positives": 3,
-                           "negatives": 2}
+    assert a["golden"] == {"file": "golden-v1.jsonl", "split": "all", "questions": 5,
+                           "positives": 3, "negatives": 2}
+    assert a["styles"]["plain"]["n"] == 3
     assert a["abstention"]["positives"] == 3 and "auc" in a["abstention"]["features"]["bm25_top"]
     assert "velocidad" in a["topics"] and "R@5" in table(a)
 
@@ -159,10 +160,19 @@ def test_search_k_out_of_range(capsys):
 
 def test_eval_command_writes_json(golden, tmp_path, capsys):
     out = tmp_path / "report.json"
-    assert _run(["eval", "--golden", str(golden), "--json", str(out),
+    assert _run(["eval", "--golden", str(golden), "--json", str(out), "--split", "all",
                  "--dist", str(built_dist())]) == 0
     assert json.loads(out.read_text())["golden"]["questions"] == 5
     assert "abstention evidence" in capsys.readouterr().out
+
+
+def test_eval_reports_the_sealed_test_split_by_default(golden, tmp_path):
+    """ids up to g0381 are dev (seen before the split existed); later ids go by their hash."""
+    out = tmp_path / "report.json"
+    assert _run(["eval", "--golden", str(golden), "--json", str(out),
+                 "--dist", str(built_dist())]) == 0
+    report = json.loads(out.read_text())
+    assert report["golden"]["split"] == "test" and report["golden"]["questions"] == 0
 
 
 def test_eval_without_index(tmp_path, golden):

@@ -18,6 +18,7 @@ from citavial.build.index.analyze import analyze as _analyze
 from citavial.build.index.bm25 import build_bm25
 from citavial.build.index.collect import collect, contexts, groups
 from citavial.build.index.embed import load_embedder
+from citavial.build.index.lexical import build_lexical
 from citavial.build.index.hooks import DEFAULT_HOOKS, hooks_version, load_hooks, promoted_hooks
 from citavial.build.index.search import Settings
 from citavial.build.index.store import write_index
@@ -52,8 +53,10 @@ def _model_info(folder: Path, name: str) -> tuple[dict, Path | None]:
 
 
 def _backend(settings: Settings, model: str, hooks: str) -> str:
-    """E.g. "bm25+model2vec(citavial-static-v1)+hooks-v1"; "bm25-exact" when BM25 only acts
-    through the exact-term bonus."""
+    """E.g. "bm25-expanded(hooks-v1+hooks-v2)" for the lexical ranker, or the fused channels
+    ("bm25+model2vec(citavial-static-v1)+hooks-v1") for the earlier fusion."""
+    if settings.ranker == "lexical":
+        return f"bm25-expanded({hooks})"
     w = dict(settings.weights)
     parts = []
     if w.get("bm25"):
@@ -67,7 +70,8 @@ def _backend(settings: Settings, model: str, hooks: str) -> str:
     return "+".join(parts)
 
 
-def build_index(passages: Sequence[Passage], urls: Mapping[str, str], hooks_path: Path,
+def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
+                hooks_path: Path | Sequence[Path],
                 out_dir: Path, *, embeddings: str | None = None,
                 settings: Settings | None = None) -> str:
     """Write the search index of ``passages`` into ``out_dir``/index/ and the static-site
@@ -82,7 +86,7 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str], hooks_path
     if not passages:
         raise BuildError("build_index", "no passages to index", "check the ingest stage")
     ctx = contexts(passages)
-    hooks, skipped = load_hooks(Path(hooks_path), {p.ref for p in passages})
+    hooks, skipped = load_hooks(hooks_path, {p.ref for p in passages})
     embedder = load_embedder(embeddings)
     row = {p.ref: i for i, p in enumerate(passages)}
     units = list(dict.fromkeys(p.unit_ref for p in passages))
@@ -102,6 +106,7 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str], hooks_path
                      "group_of": _group_rows(passages)},
         "terms": {"passages": list(bm.vocab), "hooks": list(hbm.vocab)},
         "hooks": {"questions": [h.question for h in hooks], "version": hv},
+        "lexical": build_lexical(passages, ctx, hooks),
     }
     arrays = {**_bm25_arrays("bm25", bm), **_bm25_arrays("hooks_bm25", hbm),
               "passage_vecs": pvec.astype(np.float16), "hook_vecs": hvec.astype(np.float16),
@@ -113,7 +118,7 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str], hooks_path
     out_dir = Path(out_dir)
     manifest = write_index(out_dir / "index", docs, arrays, manifest, bundle)
     from citavial.build.index.export import export_static
-    static_kb = export_static(passages, urls, ctx, hooks, out_dir, manifest["version"])
+    static_kb = export_static(passages, urls, docs["lexical"], out_dir, manifest["version"])
     size = sum(f.stat().st_size for f in (out_dir / "index").rglob("*") if f.is_file())
     return (f"index {manifest['version']}: {len(passages)} passages in {len(units)} units, "
             f"{len(hooks)} hook questions ({hv}, {skipped} skipped: ref not in force), "

@@ -24,7 +24,8 @@ def collect(reg: Regulation) -> tuple[Passage, ...]:
             fragment = block.ref.split("#", 1)[1]
             out.append(Passage(ref=block.ref, unit_ref=unit.ref, page=unit.page,
                                anchor=fragment.replace(".", "-"), kind=block.kind,
-                               text=block.text, label=unit.label, title=unit.title))
+                               text=block.text, label=unit.label, title=unit.title,
+                               table=block.table))
     return tuple(out)
 
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from citavial.build.errors import BuildError
+from citavial.build.golden import Question
+from citavial.build.golden import load_golden as _load_golden
 from citavial.build.index import metrics as M
 from citavial.build.index.analyze import fold
 from citavial.build.index.evidence import FEATURES
@@ -35,34 +37,12 @@ del donde el ella en era es esta este esto ha hay la las le les lo los me mi mis
 para pero por que se si sin sobre su sus te tu un una unas uno unos y ya yo""".split())
 
 
-@dataclass(frozen=True)
-class Question:
-    id: str
-    question: str
-    expected: tuple[str, ...]
-    topic: str
-    kind: str
-
-    def __repr__(self) -> str:
-        return f"Question({self.id}, {self.kind})"
-
-
-def load_golden(path: Path) -> tuple[Question, ...]:
+def load_golden(path: Path, split: str | None = None) -> tuple[Question, ...]:
+    """The golden questions of ``path`` (one split, or all with ``split=None``)."""
     path = Path(path)
     if not path.is_file():
         raise BuildError(str(path), "golden file not found", "pass --golden golden/golden-vN.jsonl")
-    out = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            o = json.loads(line)
-            out.append(Question(o["id"], o["question"], tuple(o["expected"]), o["topic"],
-                                o["kind"]))
-        except (json.JSONDecodeError, KeyError, TypeError) as err:
-            raise BuildError(f"{path}:{lineno}", f"is not a golden question ({err!r})",
-                             "run golden/validate.py on the file") from None
-    return tuple(out)
+    return _load_golden(path, split)
 
 
 def _unit_of(searcher: Searcher, ref: str) -> str:
@@ -103,22 +83,13 @@ def _searcher_ranking(searcher: Searcher, settings: Settings):
     return rank
 
 
-def _static_ranking(searcher: Searcher, path: Path):
-    """The static page's search (export.client_search over dist/search-index.js)."""
-    from citavial.build.index.export import client_search, read_static
-    data = read_static(path)
-    head = searcher.refs[0].partition("#")[0]
-
-    def rank(question: str) -> list[tuple[str, str]]:
-        refs = [f"{head}#{frag}" for frag, _ in client_search(data, question, DEPTH)]
-        return [(r, _unit_of(searcher, r)) for r in refs]
-    return rank
-
-
 def channel_settings(base: Settings) -> dict[str, Settings]:
     """Each channel alone (no exact-term bonus), and the index's own fusion."""
-    out = {c: replace(base, weights=((c, 1.0),), exact_bonus=0.0) for c in CHANNELS}
-    out["fused"] = base
+    out = {c: replace(base, weights=((c, 1.0),), exact_bonus=0.0, ranker="fusion")
+           for c in CHANNELS}
+    out["fusion"] = replace(base, weights=(("bm25", 0.0), ("hooks", 1.0), ("vector", 0.5)),
+                            ranker="fusion")   # the earlier default, for comparison
+    out["default"] = base
     return out
 
 
@@ -175,36 +146,48 @@ def _leakage(positives: Sequence[Question], hooks: Sequence[str],
     return out
 
 
-def _splits(positives: Sequence[Question], first: list[int]) -> dict[str, Any]:
-    """recall@5 on odd and even ids: parameters were chosen on the odd half ("dev")."""
-    out = {}
-    for name, parity in (("dev_odd_ids", 1), ("test_even_ids", 0)):
-        sel = [f for q, f in zip(positives, first) if int(q.id.lstrip("g")) % 2 == parity]
-        out[name] = {"n": len(sel), "article_recall@5": float(np.mean([0 < f <= 5 for f in sel]))}
+EXAM_STYLES = ("stem", "situational", "options", "yesno")
+
+
+def _styles(positives: Sequence[Question], first: dict[str, list[int]]) -> dict[str, Any]:
+    """recall@5/@30 per question style, plus "exam" (every style but plain), with intervals."""
+    groups = {st: [i for i, q in enumerate(positives) if q.style == st]
+              for st in ("plain", *EXAM_STYLES)}
+    groups["exam"] = [i for i, q in enumerate(positives) if q.style in EXAM_STYLES]
+    out: dict[str, Any] = {}
+    for name, idx in groups.items():
+        if not idx:
+            continue
+        entry: dict[str, Any] = {"n": len(idx)}
+        for level in ("article", "apartado"):
+            f = np.array([first[level][i] for i in idx])
+            summary = M.summarize(f, np.zeros(len(f)), (5, 30))
+            ci = M.bootstrap(f, np.zeros(len(f)), (5, 30))
+            entry[level] = {"recall@5": summary["recall@5"], "recall@30": summary["recall@30"],
+                            "ci95@5": list(ci["recall@5"])}
+        out[name] = entry
     return out
 
 
-def evaluate(searcher: Searcher, golden_path: Path,
-             static_index: Path | None = None) -> dict[str, Any]:
-    """The full report of ``searcher`` on the golden file (deterministic: no timings); with
-    ``static_index`` (dist/search-index.js) the static page's search is scored too."""
-    questions = load_golden(golden_path)
+def evaluate(searcher: Searcher, golden_path: Path, split: str | None = "test") -> dict[str, Any]:
+    """The report of ``searcher`` on one split of the golden file (``test`` by default; None for
+    all), deterministic (no timings). The static page ranks exactly as ``default`` (tested)."""
+    questions = load_golden(golden_path, split)
     positives = [q for q in questions if q.kind == "positive"]
     rankers = {name: _searcher_ranking(searcher, s)
                for name, s in channel_settings(searcher.settings).items()}
-    if static_index is not None and Path(static_index).is_file():
-        rankers["static"] = _static_ranking(searcher, Path(static_index))
     channels = {name: _score_channel(searcher, positives, r) for name, r in rankers.items()}
-    fused_first = channels["fused"]["first"]
+    fused_first = channels["default"]["first"]
     missing = sorted({r for q in positives for r in q.expected if r not in searcher.ref_row})
     report = {
-        "golden": {"file": Path(golden_path).name, "questions": len(questions),
+        "golden": {"file": Path(golden_path).name, "split": split or "all",
+                   "questions": len(questions),
                    "positives": len(positives), "negatives": len(questions) - len(positives)},
         "index": {"version": searcher.version, "backend": searcher.backend,
                   "settings": searcher.settings.as_json()},
         "channels": {n: {lv: c[lv] for lv in ("article", "apartado")} for n, c in channels.items()},
         "topics": _topics(positives, fused_first),
-        "splits": _splits(positives, fused_first["article"]),
+        "styles": _styles(positives, fused_first),
         "leakage": _leakage(positives, searcher.hook_questions, fused_first),
         "abstention": _abstention(searcher, questions),
         "missing_refs": missing,
@@ -225,7 +208,7 @@ def _round(obj: Any) -> Any:
 def table(report: dict[str, Any]) -> str:
     """The report as a readable plain-text table."""
     g, ix = report["golden"], report["index"]
-    lines = [f"golden {g['file']}: {g['questions']} questions ({g['positives']} positive, "
+    lines = [f"golden {g['file']} · split {g['split']}: {g['questions']} questions ({g['positives']} positive, "
              f"{g['negatives']} negative) · index {ix['version']} · {ix['backend']}", "",
              f"{'channel':<8} {'level':<9} {'R@1':>6} {'R@5':>6} {'95% CI':>13} {'R@10':>6} "
              f"{'95% CI':>13} {'R@30':>6} {'MRR':>6} {'nDCG10':>7}"]
@@ -237,7 +220,7 @@ def table(report: dict[str, Any]) -> str:
                          f"[{ci5[0]:.3f},{ci5[1]:.3f}] {m['recall@10']:>6.3f} "
                          f"[{ci10[0]:.3f},{ci10[1]:.3f}] {m['recall@30']:>6.3f} "
                          f"{m['mrr']:>6.3f} {m['ndcg@10']:>7.3f}")
-    lines += ["", f"{'topic (fused)':<28} {'n':>4} {'art R@5':>8} {'apt R@5':>8}"]
+    lines += ["", f"{'topic (default)':<28} {'n':>4} {'art R@5':>8} {'apt R@5':>8}"]
     for t, v in report["topics"].items():
         lines.append(f"{t:<28} {v['n']:>4} {v['article_recall@5']:>8.3f} "
                      f"{v['apartado_recall@5']:>8.3f}")
@@ -249,9 +232,13 @@ def table(report: dict[str, Any]) -> str:
         mark = "  <- best" if f == ab["best"] else ""
         lines.append(f"{f:<14} {v['auc']:>6.3f} {v['threshold']:>10.4f} {v['tpr']:>6.3f} "
                      f"{v['fpr']:>6.3f}{mark}")
-    sp = report["splits"]
-    lines += ["", "article R@5 by half: " + ", ".join(
-        f"{k} {v['article_recall@5']:.3f} (n={v['n']})" for k, v in sp.items())]
+    lines += ["", f"{'style (default)':<14} {'n':>4} {'art R@5':>8} {'95% CI':>13} {'art R@30':>9} "
+              f"{'apt R@5':>8} {'95% CI':>13}"]
+    for st, v in report["styles"].items():
+        a, p = v["article"], v["apartado"]
+        lines.append(f"{st:<14} {v['n']:>4} {a['recall@5']:>8.3f} [{a['ci95@5'][0]:.3f},"
+                     f"{a['ci95@5'][1]:.3f}] {a['recall@30']:>9.3f} {p['recall@5']:>8.3f} "
+                     f"[{p['ci95@5'][0]:.3f},{p['ci95@5'][1]:.3f}]")
     lines.append("hooks leakage audit (fused R@5 without golden positives that have a "
                  "near-duplicate hook): " + ", ".join(
                      f"{k}: n={v['n']} article {v['article_recall@5']:.3f} apartado "

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-FEATURES = ("bm25_top", "bm25_norm", "terms_known", "vector_top", "hooks_cos_top",
+FEATURES = ("lexical_top", "bm25_top", "bm25_norm", "terms_known", "vector_top", "hooks_cos_top",
             "hooks_lex_top", "agreement", "fused_top")
 
 
@@ -29,6 +29,7 @@ def features(searcher: Any, scores: dict[str, Any], ranks: dict[str, np.ndarray]
     pairs = [(a, b) for i, a in enumerate(tops) for b in tops[i + 1:]]
     agree = sum(1 for a, b in pairs if a == b and a >= 0) / len(pairs)
     values = {
+        "lexical_top": float(scores["lexical"].max(initial=0)) / searcher.lexical["scale"],
         "bm25_top": bm25_top,
         "bm25_norm": bm25_top / bound if bound > 0 else 0.0,
         "terms_known": len(ids) / len(terms) if terms else 0.0,

@@ -8,6 +8,7 @@ corpus/hooks/hooks-vN.jsonl; the version in use is part of the index's backend n
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,15 +17,16 @@ import numpy as np
 from citavial.build import paths
 from citavial.build.errors import BuildError
 
-# The promoted version: the one the search uses. Promote a new hooks-vN.jsonl only if
-# `citavial eval` improves with it (and golden/baseline.json then records the new figure).
-PROMOTED = "hooks-v1.jsonl"
-DEFAULT_HOOKS = paths.HOOKS / PROMOTED
+# The promoted versions: the ones the search uses, together. A version is promoted only if
+# `citavial eval --split dev` improves with it. hooks-v2 (v1's questions plus 2,870 written
+# blind to the golden set, decontaminated against its test split) beat v1 alone on dev.
+PROMOTED = ("hooks-v2.jsonl",)
+DEFAULT_HOOKS = tuple(paths.HOOKS / name for name in PROMOTED)
 
 
-def promoted_hooks(corpus_dir: Path) -> Path:
-    """corpus_dir/hooks/<the promoted version>."""
-    return Path(corpus_dir) / "hooks" / PROMOTED
+def promoted_hooks(corpus_dir: Path) -> tuple[Path, ...]:
+    """corpus_dir/hooks/<each promoted version>."""
+    return tuple(Path(corpus_dir) / "hooks" / name for name in PROMOTED)
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,11 @@ class Hook:
         return f"Hook({self.ref}, {self.question[:30]!r})"
 
 
-def hooks_version(path: Path) -> str:
-    """"hooks-v1" for corpus/hooks/hooks-v1.jsonl."""
-    return Path(path).stem
+def hooks_version(path: Path | Sequence[Path]) -> str:
+    """"hooks-v1" for corpus/hooks/hooks-v1.jsonl; "hooks-v1+hooks-v2" for both."""
+    if isinstance(path, (str, Path)):
+        return Path(path).stem
+    return "+".join(Path(p).stem for p in path)
 
 
 def _parse_line(path: Path, lineno: int, line: str) -> tuple[str, list[str]]:
@@ -60,9 +64,13 @@ def _parse_line(path: Path, lineno: int, line: str) -> tuple[str, list[str]]:
     return ref, questions
 
 
-def load_hooks(path: Path, citable: set[str]) -> tuple[tuple[Hook, ...], int]:
-    """The hooks of ``path`` whose ref is citable, in file order, and how many were skipped
-    because their ref is not citable on this build's date (a malformed line is an error)."""
+def load_hooks(path: Path | Sequence[Path], citable: set[str]) -> tuple[tuple[Hook, ...], int]:
+    """The hooks of ``path`` (one file or several, in order) whose ref is citable, in file
+    order, and how many were skipped because their ref is not citable on this build's date (a
+    malformed line is an error)."""
+    if not isinstance(path, (str, Path)):
+        loaded = [load_hooks(p, citable) for p in path]
+        return tuple(h for hs, _ in loaded for h in hs), sum(n for _, n in loaded)
     path = Path(path)
     if not path.is_file():
         raise BuildError(str(path), "hooks file not found",

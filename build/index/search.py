@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from citavial.build.errors import BuildError
-from citavial.build.index import fuse
+from citavial.build.index import fuse, lexical
 from citavial.build.index.analyze import analyze, is_exact
 from citavial.build.index.bm25 import Bm25Matrix
 from citavial.build.index.embed import Embedder
@@ -45,6 +45,10 @@ class Settings:
     # is answered by the passages that contain it, however few channels agree: each such
     # passage gets this many rank-1 votes (scaled by the share of exact terms it holds).
     exact_bonus: float = 2.0
+    # "lexical": the shared lexical ranking (lexical.py: BM25 over passages expanded with their
+    # hooks), chosen on the dev split; "fusion": the channels above fused by RRF (kept to score
+    # each channel alone in `citavial eval`).
+    ranker: str = "lexical"
 
     def __repr__(self) -> str:
         return f"Settings({dict(self.weights)}, {self.collapse}, per_unit={self.per_unit})"
@@ -52,14 +56,14 @@ class Settings:
     def as_json(self) -> dict[str, Any]:
         return {"weights": dict(self.weights), "rrf_k": self.rrf_k, "depth": self.depth,
                 "collapse": self.collapse, "per_unit": self.per_unit, "head": self.head,
-                "exact_bonus": self.exact_bonus}
+                "exact_bonus": self.exact_bonus, "ranker": self.ranker}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> "Settings":
         return cls(weights=tuple(sorted(obj["weights"].items())), rrf_k=int(obj["rrf_k"]),
                    depth=int(obj["depth"]), collapse=obj["collapse"],
                    per_unit=int(obj["per_unit"]), head=int(obj["head"]),
-                   exact_bonus=float(obj["exact_bonus"]))
+                   exact_bonus=float(obj["exact_bonus"]), ranker=obj.get("ranker", "fusion"))
 
 
 def _bm25(arrays: dict[str, np.ndarray], prefix: str, vocab: list[str]) -> Bm25Matrix:
@@ -88,6 +92,7 @@ class Searcher:
         self.settings = Settings.from_json(manifest["settings"])
         self.refs, self.urls = p["refs"], p["urls"]
         self.ref_row = {r: i for i, r in enumerate(self.refs)}
+        self.fragments = [r.split("#", 1)[1] for r in self.refs]
         self.labels, self.texts = p["labels"], p["texts"]
         self.units: list[str] = p["units"]
         self.unit_of = np.asarray(p["unit_of"], dtype=np.int64)
@@ -103,6 +108,8 @@ class Searcher:
         self.embedder = embedder
         self.passage_vecs = arrays["passage_vecs"].astype(np.float32)
         self.hook_vecs = arrays["hook_vecs"].astype(np.float32)
+        self.lexical = docs["lexical"]
+        self.lex_stem_id = {s: i for i, s in enumerate(self.lexical["stems"])}
 
     def __repr__(self) -> str:
         return f"Searcher({self.backend}, {len(self.refs)} passages, v{self.version})"
@@ -133,6 +140,8 @@ class Searcher:
                 "vector": self.passage_vecs @ qv,
                 "hooks_lex": best_per_passage(hook_lex, self.hook_passage, len(self.refs)),
                 "hooks_cos": best_per_passage(hook_cos, self.hook_passage, len(self.refs)),
+                "lexical": lexical.scores(self.lexical, self.lex_stem_id, question,
+                                          len(self.refs)),
                 "_terms": terms, "_hook_lex": hook_lex, "_hook_cos": hook_cos}
 
     def exact_bonus(self, terms: list[str]) -> np.ndarray:
@@ -173,6 +182,15 @@ class Searcher:
         s = settings or self.settings
         scores = self.channel_scores(question)
         ranks = self.rankings(scores, s.depth)
+        if s.ranker == "lexical":
+            fused = scores["lexical"].astype(np.float64) / self.lexical["scale"]
+            first = lexical.named(self.fragments, question)
+            ranked = np.array(lexical.rank(scores["lexical"], self.tiebreak,
+                                           self.lexical["groups"], first=first), dtype=np.int64)
+            if first:   # a reference-only question: its passages score above any other
+                fused = fused.copy()
+                fused[first] = fused.max(initial=0.0) + REF_SCORE
+            return self._result(question, k, scores, ranks, fused, ranked)
         weights = dict(s.weights)
         fused = fuse.rrf(ranks, len(self.refs), weights, s.rrf_k)
         if s.exact_bonus:
@@ -189,6 +207,11 @@ class Searcher:
             fused = fused.copy()
             fused[named] = REF_SCORE
             ranked = np.concatenate([named, ranked[~np.isin(ranked, named)]])
+        return self._result(question, k, scores, ranks, fused, ranked)
+
+    def _result(self, question: str, k: int, scores: dict[str, Any],
+                ranks: dict[str, np.ndarray], fused: np.ndarray,
+                ranked: np.ndarray) -> SearchResult:
         ranked = ranked[:k]
         positions = {c: _positions(r, len(self.refs)) for c, r in ranks.items()}
         hits = tuple(

@@ -8,12 +8,18 @@ Usage:
 Checks (stdlib only):
   * every line is a JSON object {"ref": str, "questions": [str, ...]}
   * every ref exists in the passages file, and no ref appears on two lines
-  * questions are non-empty strings; each ends with "?" or is a short query
-    (at most SHORT_QUERY_MAX_WORDS words)
+  * questions are non-empty strings; each ends with "?", is an exam stem with
+    "..." for the blank, or is a short query (at most SHORT_QUERY_MAX_WORDS words)
   * no duplicate questions in the whole file (compared case-, accent- and
     punctuation-insensitively)
   * coverage: every unit has at least one hooked passage (an error unless
     --allow-uncovered); prints units without any hook and passage counts.
+  * with --golden FILE: decontamination — no hook question is within token
+    Jaccard 0.5 (after golden/validate.py's folding) of any question of the
+    golden set's sealed `test` split (its stem alone or with its options).
+    The split rule is citavial.build.golden.split_of, so this check runs with
+    the project's Python (.venv/bin/python).
+Passages may be a passages JSONL file or a built site's dist/allowlist.json.
 Exits 1 if any error was found, 0 otherwise.
 """
 import argparse
@@ -24,6 +30,7 @@ import unicodedata
 from collections import OrderedDict
 
 SHORT_QUERY_MAX_WORDS = 8
+DECONTAMINATION_JACCARD = 0.5
 
 
 def norm(q):
@@ -35,6 +42,11 @@ def norm(q):
 
 def load_passages(path):
     passages = OrderedDict()
+    if path.endswith(".json"):
+        with open(path, encoding="utf-8") as f:
+            for e in json.load(f)["entries"]:
+                passages[e["ref"]] = {"ref": e["ref"], "unit": e["page"]}
+        return passages
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             line = line.strip()
@@ -45,12 +57,45 @@ def load_passages(path):
     return passages
 
 
+def contamination(hooks_path, golden_path):
+    """Errors for hook questions within DECONTAMINATION_JACCARD of a test question."""
+    import os
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "golden"))
+    from validate import jaccard, normalize_tokens  # golden/validate.py: one folding rule
+    from citavial.build.golden import split_of
+    tests = []
+    with open(golden_path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                g = json.loads(line)
+                if split_of(g["id"]) == "test":
+                    q = g["question"]
+                    tests += [(g["id"], normalize_tokens(q)),
+                              (g["id"], normalize_tokens(q.split("\n")[0]))]
+    errors = []
+    with open(hooks_path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            for q in json.loads(line).get("questions", []):
+                t = normalize_tokens(q)
+                near = max(((jaccard(t, g), gid) for gid, g in tests), default=(0.0, ""))
+                if near[0] >= DECONTAMINATION_JACCARD:
+                    errors.append(f"line {n}: hook {q!r} is within Jaccard {near[0]:.2f} of "
+                                  f"test question {near[1]} (remove the hook)")
+    print(f"decontamination: {len(tests) // 2} test questions checked")
+    return errors
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("hooks")
     ap.add_argument("passages")
     ap.add_argument("--allow-uncovered", action="store_true",
                     help="report units without hooks but do not fail")
+    ap.add_argument("--golden", help="golden JSONL file whose test split the hooks must not "
+                                     "come near (decontamination)")
     args = ap.parse_args(argv)
 
     passages = load_passages(args.passages)
@@ -94,13 +139,17 @@ def main(argv=None):
                     continue
                 n_questions += 1
                 q = q.strip()
-                if not q.endswith("?") and len(q.split()) > SHORT_QUERY_MAX_WORDS:
+                if (not q.endswith("?") and "..." not in q and "…" not in q
+                        and len(q.split()) > SHORT_QUERY_MAX_WORDS):
                     errors.append(f"line {n}: not a question nor a short query: {q!r}")
                 k = norm(q)
                 if k in seen_q:
                     errors.append(f"line {n}: duplicate question {q!r} (first on line {seen_q[k]})")
                 else:
                     seen_q[k] = n
+
+    if args.golden:
+        errors.extend(contamination(args.hooks, args.golden))
 
     covered = {r for r in seen_refs if r in passages}
     uncovered_units = [u for u, refs in units.items() if not any(r in covered for r in refs)]

@@ -1,97 +1,247 @@
 /* citavial static search: no server, no worker. Reads window.CITAVIAL_SEARCH (search-index.js,
-   written by `citavial build`) and ranks passages by precomputed BM25 weights.
-   Analysis mirrors build/index/export.py: fold case and accents (ñ kept), split into numbers
-   and words, drop stop words, map each word to its stem through `forms` (an unseen word falls
-   back to the longest known stem that prefixes it). Ties: score desc, ref asc. */
-(function () {
+   written by `citavial build`) and ranks passages EXACTLY as `citavial search` does: this file
+   mirrors build/index/lexical.py line for line (fold, tokens, forms and prefix fallback,
+   negation prefixes, designators, integer BM25 sums, ties by ref, roll-up with the top group
+   allowed FIRST_UNIT places). tests/test_search_parity.py runs it under node on every golden
+   question and compares the top 10 with the CLI. */
+(function (root) {
   "use strict";
-  var FOLD = { "á": "a", "é": "e", "í": "i", "ó": "o", "ú": "u", "ü": "u", "à": "a", "è": "e",
-    "ì": "i", "ò": "o", "ù": "u", "â": "a", "ê": "e", "î": "i", "ô": "o", "û": "u", "ä": "a",
-    "ë": "e", "ï": "i", "ö": "o" };
+  var QUOTES = { "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u05f3": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u05f4": '"' };
+  var LETTERS = { "ø": "o", "ł": "l", "đ": "d", "ð": "d", "ħ": "h", "æ": "ae", "œ": "oe", "ß": "ss" };
+  var DROP = /[\p{Mn}\p{Me}\p{Cf}\p{Cc}]/u;
+  var SPACE = /\p{White_Space}/u;
   var TOKEN = /\d{1,3}(?:\.\d{3})+(?!\d)|\d+(?:,\d+)?|[\p{L}\p{Nl}\p{No}]+/gu;
+  var DESIGNATOR_WORDS = { art: 1, articulo: 1, articulos: 1 };
+  var ROMANS = { i: "I", ii: "II", iii: "III", iv: "IV" };
+  var SIGN_CODE = /(?<![\p{L}\p{N}_])([a-z]{1,2})[-\u2010\u2011](\d{1,3}(?:\.\d{1,2})?[a-z]?)(?![\p{L}\p{N}_])/gu;
   var MAX_RESULTS = 20;
-  var MIN_PREFIX = 4;
-  var HEAD = 5;   /* places where one passage per group is shown, then the rest in order */
 
+  /* build/text.py's fold: the gate's comparison form, ñ kept. */
   function fold(text) {
-    return text.normalize("NFC").toLowerCase().replace(/[áéíóúüàèìòùâêîôûäëïö]/g,
-      function (c) { return FOLD[c]; });
+    var out = "";
+    for (var ch of text) {
+      if (ch === "ñ" || ch === "Ñ") { out += "ñ"; continue; }
+      if (QUOTES[ch]) { out += QUOTES[ch]; continue; }
+      if (SPACE.test(ch)) { out += " "; continue; }
+      var d = ch.normalize("NFKD");
+      if (d.length > 1 && d[0] === " ") { out += ch.toLowerCase(); continue; }
+      for (var c of d.toLowerCase().normalize("NFKD")) {
+        if (SPACE.test(c)) out += " ";
+        else if (!DROP.test(c)) out += LETTERS[c] || c;
+      }
+    }
+    return out;
   }
+
+  function tokens(text) {
+    var out = [], m, folded = fold(text);
+    TOKEN.lastIndex = 0;
+    while ((m = TOKEN.exec(folded)) !== null) out.push(m[0]);
+    return out;
+  }
+
+  function isDigit(tok) { return tok.charCodeAt(0) >= 48 && tok.charCodeAt(0) <= 57; }
 
   function Index(data) {
     this.data = data;
     this.stop = new Set(data.stop);
+    this.queryStop = new Set(data.query_stop);
     this.forms = new Map(Object.entries(data.forms));
     this.stemId = new Map();
     for (var i = 0; i < data.stems.length; i++) this.stemId.set(data.stems[i], i);
+    /* the tie-break: each passage's position in sorted ref order */
+    var order = data.docs.map(function (d, i) { return i; });
+    order.sort(function (a, b) {
+      var x = data.docs[a][0], y = data.docs[b][0];
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    this.tiebreak = new Int32Array(order.length);
+    for (var r = 0; r < order.length; r++) this.tiebreak[order[r]] = r;
   }
 
+  Index.prototype.wordId = function (tok) {
+    var found = this.forms.get(tok);
+    for (var n = tok.length; found === undefined && n >= this.data.min_prefix; n--) {
+      found = this.stemId.get(tok.slice(0, n));
+    }
+    return found;
+  };
+
   Index.prototype.termIds = function (question) {
-    var ids = [], m, tok, id;
-    var text = fold(question);
-    TOKEN.lastIndex = 0;
-    while ((m = TOKEN.exec(text)) !== null) {
-      tok = m[0];
-      id = undefined;
-      if (/^\d/.test(tok)) {
-        id = this.stemId.get(tok.replace(/\./g, ""));
-      } else if (tok.length > 1 && !this.stop.has(tok)) {
-        id = this.forms.get(tok);
-        for (var len = tok.length; id === undefined && len >= MIN_PREFIX; len--) {
-          id = this.stemId.get(tok.slice(0, len));
+    var toks = tokens(question), ids = [], tok, found, k, neg;
+    for (var i = 0; i < toks.length; i++) {
+      tok = toks[i];
+      found = undefined;
+      if (isDigit(tok)) {
+        found = this.stemId.get(tok.replace(/\./g, ""));
+      } else if (tok.length >= 2 && !this.stop.has(tok) && !this.queryStop.has(tok)) {
+        found = this.wordId(tok);
+        for (k = 0; k < this.data.negation.length; k++) {
+          neg = this.data.negation[k];
+          if (found === undefined && tok.indexOf(neg) === 0 &&
+              tok.length - neg.length >= this.data.min_prefix) {
+            found = this.wordId(tok.slice(neg.length));
+          }
         }
       }
-      if (id !== undefined) ids.push(id);
+      if (found !== undefined) ids.push(found);
+    }
+    for (i = 0; i + 1 < toks.length; i++) {
+      if (DESIGNATOR_WORDS[toks[i]] && /^\d+$/.test(toks[i + 1])) {
+        found = this.stemId.get("art" + toks[i + 1]);
+        if (found !== undefined) ids.push(found);
+      }
+    }
+    var m, folded = fold(question);
+    SIGN_CODE.lastIndex = 0;
+    while ((m = SIGN_CODE.exec(folded)) !== null) {
+      found = this.stemId.get(m[1] + "-" + m[2]);
+      if (found !== undefined) ids.push(found);
     }
     return ids;
   };
 
-  /* Ranked passages, one per roll-up group in the first HEAD places (the rest follow), as in
-     build/index/export.py's client_search (the reference this code is tested against). */
-  Index.prototype.search = function (question, limit) {
-    var docs = this.data.docs, scale = this.data.scale;
-    var scores = new Float64Array(docs.length);
+  /* lexical.named_fragment: the ref fragment a reference-only question names, or null. */
+  function namedFragment(question) {
+    var toks = tokens(question).filter(function (t) { return t !== "apartado" && t !== "letra"; });
+    var isNum = function (t) { return /^\d+$/.test(t); };
+    if (toks.length >= 2 && DESIGNATOR_WORDS[toks[0]] && isNum(toks[1])) {
+      var frag = "art" + toks[1], rest = toks.slice(2);
+      if (rest.length && rest[0] === "bis") { frag += "bis"; rest = rest.slice(1); }
+      if (rest.length && isNum(rest[0])) {
+        frag += "." + rest[0]; rest = rest.slice(1);
+        if (rest.length && rest[0].length === 1 && /^\p{L}$/u.test(rest[0])) {
+          frag += "." + rest[0]; rest = rest.slice(1);
+        }
+      }
+      return rest.length ? null : frag;
+    }
+    if ((toks.length === 2 || toks.length === 3) && toks[0] === "anexo" && ROMANS[toks[1]]) {
+      frag = "anexo" + ROMANS[toks[1]];
+      if (toks.length === 3) {
+        if (!isNum(toks[2])) return null;
+        frag += "." + toks[2];
+      }
+      return frag;
+    }
+    return null;
+  }
+
+  Index.prototype.named = function (question) {
+    var frag = namedFragment(question), out = [];
+    if (frag === null) return out;
+    this.data.docs.forEach(function (d, i) {
+      if (d[0] === frag || d[0].indexOf(frag + ".") === 0) out.push(i);
+    });
+    return out;
+  };
+
+  /* Ranked passage rows: integer score desc, ref asc; the first `head` places hold one passage
+     per group, except the top group, which may hold `first_unit`. */
+  Index.prototype.rank = function (question, limit) {
+    var data = this.data, tb = this.tiebreak, groups = data.groups;
+    var scores = new Float64Array(data.docs.length);
     var ids = this.termIds(question);
     for (var i = 0; i < ids.length; i++) {
-      var post = this.data.postings[ids[i]];
-      for (var j = 0; j < post.length; j += 2) scores[post[j]] += post[j + 1] / scale;
+      var post = data.postings[ids[i]];
+      for (var j = 0; j < post.length; j += 2) scores[post[j]] += post[j + 1];
     }
+    var first = this.named(question), pinned = new Set(first);
     var hits = [];
-    for (var d = 0; d < docs.length; d++) if (scores[d] > 0) hits.push(d);
-    hits.sort(function (a, b) {
-      return scores[b] - scores[a] || (docs[a][0] < docs[b][0] ? -1 : docs[a][0] > docs[b][0] ? 1 : 0);
+    for (var d = 0; d < scores.length; d++) if (scores[d] > 0 && !pinned.has(d)) hits.push(d);
+    hits.sort(function (a, b) { return scores[b] - scores[a] || tb[a] - tb[b]; });
+    var seen = new Map(), head = [], tail = [];
+    hits.forEach(function (h) {
+      var g = groups[h];
+      var cap = head.length && groups[head[0]] === g ? data.first_unit : 1;
+      if (head.length < data.head && (seen.get(g) || 0) < cap) {
+        seen.set(g, (seen.get(g) || 0) + 1);
+        head.push(h);
+      } else tail.push(h);
     });
-    var seen = new Set(), head = [], tail = [];
-    hits.forEach(function (d) {
-      if (head.length < HEAD && !seen.has(docs[d][1])) { head.push(d); seen.add(docs[d][1]); }
-      else tail.push(d);
-    });
-    return head.concat(tail).slice(0, limit || MAX_RESULTS).map(function (d) {
-      return { ref: docs[d][0], url: docs[d][2], label: docs[d][3], text: docs[d][4],
-        score: Math.round(scores[d] * 1000) / 1000 };
+    return { rows: first.concat(head, tail).slice(0, limit || MAX_RESULTS), scores: scores,
+      ids: ids };
+  };
+
+  Index.prototype.search = function (question, limit) {
+    var docs = this.data.docs, scale = this.data.scale, ranked = this.rank(question, limit);
+    return ranked.rows.map(function (d) {
+      var doc = docs[d];
+      return { ref: doc[0], url: doc[1], heading: doc[2], place: doc[3], text: doc[4],
+        rows: doc[5], score: ranked.scores[d] / scale };
     });
   };
 
-  function render(index, form, input, list, status) {
+  /* --- the page ------------------------------------------------------------------------- */
+
+  /* Text with the words that count for the query marked (DOM nodes, never HTML strings). */
+  function marked(index, text, wanted) {
+    var frag = document.createDocumentFragment(), last = 0, m;
+    var word = /[\p{L}\p{N}]+/gu;
+    while ((m = word.exec(text)) !== null) {
+      var tok = fold(m[0]);
+      var id = isDigit(tok) ? index.stemId.get(tok.replace(/\./g, "")) : index.wordId(tok);
+      if (id !== undefined && wanted.has(id) && tok.length > 1 && !index.stop.has(tok)) {
+        frag.appendChild(document.createTextNode(text.slice(last, m.index)));
+        var mark = document.createElement("mark");
+        mark.textContent = m[0];
+        frag.appendChild(mark);
+        last = m.index + m[0].length;
+      }
+    }
+    frag.appendChild(document.createTextNode(text.slice(last)));
+    return frag;
+  }
+
+  function table(index, rows, wanted) {
+    var t = document.createElement("table");
+    t.className = "hit-table";
+    rows.forEach(function (row) {
+      var tr = document.createElement("tr");
+      row.forEach(function (cell) {
+        var c = document.createElement(cell[1] ? "th" : "td");
+        if (cell[1]) c.scope = "col";
+        c.appendChild(marked(index, cell[0], wanted));
+        tr.appendChild(c);
+      });
+      t.appendChild(tr);
+    });
+    return t;
+  }
+
+  function hitItem(index, r, wanted) {
+    var li = document.createElement("li");
+    li.className = "search-hit";
+    var a = document.createElement("a");
+    a.href = r.url;
+    a.textContent = r.heading;
+    li.appendChild(a);
+    if (r.place) {
+      var place = document.createElement("span");
+      place.className = "hit-place";
+      place.textContent = " · " + r.place;
+      li.appendChild(place);
+    }
+    if (r.rows && r.rows.length) li.appendChild(table(index, r.rows, wanted));
+    else {
+      var p = document.createElement("p");
+      p.appendChild(marked(index, r.text, wanted));
+      li.appendChild(p);
+    }
+    return li;
+  }
+
+  function render(index, input, list, status) {
     var q = input.value.trim();
     list.textContent = "";
     if (!q) { status.textContent = ""; return; }
     var results = index.search(q, MAX_RESULTS);
+    var wanted = new Set(index.termIds(q));
     status.textContent = results.length
       ? results.length + (results.length === 1 ? " resultado" : " resultados") + " para «" + q + "»."
       : "Sin resultados para «" + q + "». Prueba con otras palabras.";
-    results.forEach(function (r) {
-      var li = document.createElement("li");
-      li.className = "search-hit";
-      var a = document.createElement("a");
-      a.href = r.url;
-      a.textContent = r.label + " · " + r.ref;
-      var p = document.createElement("p");
-      p.textContent = r.text;
-      li.appendChild(a);
-      li.appendChild(p);
-      list.appendChild(li);
-    });
+    results.forEach(function (r) { list.appendChild(hitItem(index, r, wanted)); });
   }
 
   function start() {
@@ -100,24 +250,25 @@
     var input = document.getElementById("buscar-q");
     var list = document.getElementById("buscar-resultados");
     var status = document.getElementById("buscar-estado");
-    if (!window.CITAVIAL_SEARCH) {
+    if (!root.CITAVIAL_SEARCH) {
       status.textContent = "No se encuentra el índice de búsqueda (search-index.js). " +
         "Vuelve a generar el sitio con «citavial build».";
       return;
     }
-    var index = new Index(window.CITAVIAL_SEARCH);
+    var index = new Index(root.CITAVIAL_SEARCH);
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
-      render(index, form, input, list, status);
-      if (window.history && window.history.replaceState && location.protocol !== "file:") {
-        window.history.replaceState(null, "", "?q=" + encodeURIComponent(input.value.trim()));
+      render(index, input, list, status);
+      if (root.history && root.history.replaceState && location.protocol !== "file:") {
+        root.history.replaceState(null, "", "?q=" + encodeURIComponent(input.value.trim()));
       }
     });
     var initial = new URLSearchParams(location.search).get("q");
-    if (initial) { input.value = initial; render(index, form, input, list, status); }
+    if (initial) { input.value = initial; render(index, input, list, status); }
   }
 
-  window.CitavialSearch = { Index: Index, fold: fold };
+  root.CitavialSearch = { Index: Index, fold: fold };
+  if (typeof document === "undefined") return;   /* loaded by node for the parity test */
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
-})();
+})(typeof window !== "undefined" ? window : globalThis);

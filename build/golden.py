@@ -1,0 +1,74 @@
+"""The golden evaluation set: loading, and the fixed rule that assigns each question a split.
+
+The rule was written down before any figure on the new questions was seen, and is never changed:
+
+* every question of golden-v1 (ids up to ``g0381``) is ``dev``: earlier sessions read those
+  questions, tuned the search on them and wrote hooks beside them, so they can only be in-sample;
+* every later question is ``test`` when the sha256 of its id, read as an integer, is 0, 1 or 2
+  modulo 5 (about 60 %), else ``dev``.
+
+``dev`` is for tuning, calibrating and reading failures; ``test`` is sealed — only reported. Code
+that tunes reads ``load_golden(..., split="dev")`` and nothing else (tests/test_golden.py proves the
+tuning output does not change when the test questions are removed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from citavial.build.errors import BuildError
+from citavial.build.text import iter_jsonl
+
+LAST_V1_ID = 381
+SPLITS = ("dev", "test")
+STYLES = ("plain", "stem", "situational", "options", "yesno")
+_ID = re.compile(r"g(\d{4,})")
+
+
+def split_of(qid: str) -> str:
+    """``dev`` or ``test`` for a golden id (see the module docstring)."""
+    m = _ID.fullmatch(qid)
+    if m is None:
+        raise BuildError(f"golden id {qid!r}", "is not g + at least four digits", "fix the id")
+    if int(m.group(1)) <= LAST_V1_ID:
+        return "dev"
+    return "test" if int(hashlib.sha256(qid.encode()).hexdigest(), 16) % 5 < 3 else "dev"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One golden question as the evaluations see it."""
+
+    id: str
+    question: str
+    expected: tuple[str, ...]
+    topic: str
+    kind: str                  # "positive" | "negative"
+    style: str = "plain"
+    answer: str = ""           # the reference answer (new questions only)
+    negative: str = ""         # why a negative is one: other_law | out_of_domain | not_in_regulation
+    split: str = "dev"
+
+    def __repr__(self) -> str:
+        return f"Question({self.id}, {self.split}, {self.question[:30]!r})"
+
+
+def load_golden(path: Path, split: str | None = None) -> tuple[Question, ...]:
+    """The questions of ``path`` (all, or one split), in file order."""
+    if split is not None and split not in SPLITS:
+        raise BuildError(f"split {split!r}", "is not a golden split", f"use one of {SPLITS}")
+    out = []
+    for lineno, o in iter_jsonl(Path(path)):
+        try:
+            q = Question(o["id"], o["question"], tuple(o["expected"]), o["topic"], o["kind"],
+                         o.get("style", "plain"), o.get("answer", ""), o.get("negative", ""),
+                         split_of(o["id"]))
+        except (KeyError, TypeError, AttributeError) as err:
+            raise BuildError(f"{path}:{lineno}", f"is not a golden question ({err!r})",
+                             "run golden/validate.py on the file") from None
+        if split is None or q.split == split:
+            out.append(q)
+    return tuple(out)

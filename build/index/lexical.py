@@ -1,0 +1,204 @@
+"""Lexical: the ranking that `citavial search`, the worker and the static search page share.
+
+Each passage is ONE BM25 document made of its unit's label and title, the lead-in it hangs from
+(collect.contexts), its own text and every hook question written for it (document expansion:
+the students' words sit next to the regulation's). Chosen on the golden set's ``dev`` split over
+the earlier fusion of BM25, static embeddings and question-to-hook matching, which ranked worse
+there (tests/bench/bench_search.py prints the comparison).
+
+The ranking is defined on integers so that site_src/static/search.js reproduces it exactly:
+
+* analysis: the text module's fold (ñ kept), tokens of ``SEARCH_CLIENT_TOKEN``; numbers without
+  thousands dots; words of two letters or more that are not stop words, Snowball-stemmed on the
+  document side; "art./artículo" + number also gives the designator "art48", and a sign code
+  ("R-101", "m-6.3") the term "r-101";
+* a question word maps to a stem through ``forms`` (every word seen in the documents); an unseen
+  word falls back to the longest known stem that prefixes it (≥ ``MIN_PREFIX`` letters), then —
+  for "inadecuada", "desobedecer" — to the same for the word without its negation prefix;
+  words that only point at a picture ("imagen", "foto") are dropped;
+* a passage's score is the sum of its integer BM25 weights (weight × ``SCALE``, rounded) over
+  the question's terms; ties go to the ref (ascending);
+* roll-up: the first ``HEAD`` places hold at most one passage per group (an article, or a
+  subheaded section of a long annex), except the top group, which may hold ``FIRST_UNIT`` —
+  the answer is often the neighbouring apartado of the best one;
+* a question that is only a reference ("artículo 82.2", "art. 87.1 b)", "anexo I, 4") gets the
+  passages of that reference first, in document order (``named``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from citavial.build import patterns as P
+from citavial.build.index.bm25 import build_bm25
+from citavial.build.index.collect import groups
+from citavial.build.index.hooks import Hook
+from citavial.build.models import Passage
+from citavial.build.text import STOP_WORDS, fold, stem
+
+SCALE = 100
+MIN_PREFIX = 4
+HEAD = 5
+FIRST_UNIT = 2
+NEGATION = ("des", "in", "im")
+# Words of exam questions that refer to a picture the reader cannot see.
+QUERY_STOP = frozenset({"imagen", "imagenes", "foto", "fotografia", "dibujo", "figura",
+                        "ilustracion", "grafico"})
+DESIGNATOR_WORDS = frozenset({"art", "articulo", "articulos"})
+ROMANS = {"i": "I", "ii": "II", "iii": "III", "iv": "IV"}
+
+
+def _tokens(text: str) -> list[str]:
+    return [m.group(0) for m in P.SEARCH_CLIENT_TOKEN.finditer(fold(text))]
+
+
+def _designators(text: str, tokens: list[str]) -> list[str]:
+    """"art48" for "artículo 48", and sign codes ("r-101", "m-6.3") as terms of their own."""
+    arts = [f"art{tokens[i + 1]}" for i in range(len(tokens) - 1)
+            if tokens[i] in DESIGNATOR_WORDS and tokens[i + 1].isdigit()]
+    return arts + [f"{m.group(1)}-{m.group(2)}" for m in P.SIGN_CODE.finditer(fold(text))]
+
+
+def doc_terms(text: str) -> list[str]:
+    """The index terms of a document, in reading order (duplicates kept: BM25 counts them)."""
+    tokens = _tokens(text)
+    out = []
+    for tok in tokens:
+        if tok[0].isdigit():
+            out.append(tok.replace(".", ""))
+        elif len(tok) > 1 and tok not in STOP_WORDS:
+            out.append(stem(tok))
+    return out + _designators(text, tokens)
+
+
+def _word_id(data: Mapping[str, Any], stem_id: Mapping[str, int], tok: str) -> int | None:
+    found = data["forms"].get(tok)
+    for n in range(len(tok), MIN_PREFIX - 1, -1):
+        if found is not None:
+            break
+        found = stem_id.get(tok[:n])
+    return found
+
+
+def query_ids(data: Mapping[str, Any], stem_id: Mapping[str, int], question: str) -> list[int]:
+    """The term ids of a question (see the module docstring), in reading order."""
+    tokens = _tokens(question)
+    ids = []
+    for tok in tokens:
+        if tok[0].isdigit():
+            found = stem_id.get(tok.replace(".", ""))
+        elif len(tok) < 2 or tok in STOP_WORDS or tok in QUERY_STOP:
+            found = None
+        else:
+            found = _word_id(data, stem_id, tok)
+            for neg in NEGATION:
+                if found is None and tok.startswith(neg) and len(tok) - len(neg) >= MIN_PREFIX:
+                    found = _word_id(data, stem_id, tok[len(neg):])
+        if found is not None:
+            ids.append(found)
+    ids += [stem_id[d] for d in _designators(question, tokens) if d in stem_id]
+    return ids
+
+
+def named_fragment(question: str) -> str | None:
+    """The ref fragment a question that is only a reference names, else None:
+    [art|artículo] N [bis] [[apartado] A [[letra] x]]  or  anexo ROMAN [N]."""
+    toks = [t for t in _tokens(question) if t not in ("apartado", "letra")]
+    if len(toks) >= 2 and toks[0] in DESIGNATOR_WORDS and toks[1].isdigit():
+        frag, rest = f"art{toks[1]}", toks[2:]
+        if rest and rest[0] == "bis":
+            frag, rest = frag + "bis", rest[1:]
+        if rest and rest[0].isdigit():
+            frag, rest = f"{frag}.{rest[0]}", rest[1:]
+            if rest and len(rest[0]) == 1 and rest[0].isalpha():
+                frag, rest = f"{frag}.{rest[0]}", rest[1:]
+        return None if rest else frag
+    if len(toks) in (2, 3) and toks[0] == "anexo" and toks[1] in ROMANS:
+        frag = "anexo" + ROMANS[toks[1]]
+        if len(toks) == 3:
+            if not toks[2].isdigit():
+                return None
+            frag += "." + toks[2]
+        return frag
+    return None
+
+
+def named(fragments: Sequence[str], question: str) -> list[int]:
+    """Rows of the passages a reference-only question names, in document order."""
+    frag = named_fragment(question)
+    if frag is None:
+        return []
+    return [i for i, f in enumerate(fragments) if f == frag or f.startswith(frag + ".")]
+
+
+def document(p: Passage, context: str, hooks: Sequence[str]) -> str:
+    """The text a passage is indexed by."""
+    return " ".join([f"{p.label}. {p.title}", context, p.text, *hooks])
+
+
+def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
+                  hooks: Sequence[Hook]) -> dict[str, Any]:
+    """The ranking data: stems, word forms, integer postings and each passage's group."""
+    extra: dict[str, list[str]] = {}
+    for h in hooks:
+        extra.setdefault(h.ref, []).append(h.question)
+    texts = [document(p, ctx[p.ref], extra.get(p.ref, [])) for p in passages]
+    bm = build_bm25([doc_terms(t) for t in texts])
+    stem_id = {t: i for i, t in enumerate(bm.vocab)}
+    forms: dict[str, int] = {}
+    for text in texts:
+        for tok in _tokens(text):
+            if not tok[0].isdigit() and len(tok) > 1 and tok not in STOP_WORDS:
+                s = stem_id.get(stem(tok))
+                if s is not None:
+                    forms[tok] = s
+    postings = []
+    for t in range(len(bm.vocab)):
+        lo, hi = int(bm.indptr[t]), int(bm.indptr[t + 1])
+        w = np.maximum(1, np.rint(bm.weights[lo:hi] * SCALE)).astype(int)
+        postings.append([int(x) for pair in zip(bm.docs[lo:hi], w) for x in pair])
+    keys = groups(passages)
+    group_row = {g: i for i, g in enumerate(dict.fromkeys(keys))}
+    return {"scale": SCALE, "stop": sorted(STOP_WORDS), "query_stop": sorted(QUERY_STOP),
+            "negation": list(NEGATION), "min_prefix": MIN_PREFIX, "head": HEAD,
+            "first_unit": FIRST_UNIT, "stems": list(bm.vocab), "forms": dict(sorted(forms.items())),
+            "postings": postings, "groups": [group_row[k] for k in keys]}
+
+
+def scores(data: Mapping[str, Any], stem_id: Mapping[str, int], question: str,
+           n_docs: int) -> np.ndarray:
+    """Each passage's integer score for ``question``."""
+    out = np.zeros(n_docs, dtype=np.int64)
+    for t in query_ids(data, stem_id, question):
+        post = data["postings"][t]
+        out[post[0::2]] += post[1::2]
+    return out
+
+
+def rank(score: np.ndarray, tiebreak: np.ndarray, group_of: Sequence[int],
+         limit: int | None = None, first: Sequence[int] = ()) -> list[int]:
+    """Rows with a positive score: score desc, then ``tiebreak`` (the ref's sorted position),
+    rolled up as the module docstring says; ``first`` (named rows) go before everything."""
+    if first:
+        pinned = set(first)
+        rest = rank(np.where(np.isin(np.arange(len(score)), list(pinned)), 0, score),
+                    tiebreak, group_of)
+        out = list(first) + [d for d in rest if d not in pinned]
+        return out if limit is None else out[:limit]
+    idx = np.flatnonzero(score > 0)
+    ordered = idx[np.lexsort((tiebreak[idx], -score[idx]))].tolist()
+    seen: dict[int, int] = {}
+    head, tail = [], []
+    for d in ordered:
+        g = group_of[d]
+        cap = FIRST_UNIT if head and group_of[head[0]] == g else 1
+        if len(head) < HEAD and seen.get(g, 0) < cap:
+            seen[g] = seen.get(g, 0) + 1
+            head.append(d)
+        else:
+            tail.append(d)
+    out = head + tail
+    return out if limit is None else out[:limit]
