@@ -18,8 +18,8 @@ from citavial.build.index.analyze import analyze as _analyze
 from citavial.build.index.bm25 import build_bm25
 from citavial.build.index.collect import collect, contexts, groups
 from citavial.build.index.embed import load_embedder
-from citavial.build.index.lexical import build_lexical
 from citavial.build.index.hooks import DEFAULT_HOOKS, hooks_version, load_hooks, promoted_hooks
+from citavial.build.index.lexical import build_lexical
 from citavial.build.index.search import Settings
 from citavial.build.index.store import write_index
 from citavial.build.models import Passage

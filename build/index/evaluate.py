@@ -9,7 +9,6 @@ how well they separate positives from negatives (AUC) — the worker's abstentio
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace

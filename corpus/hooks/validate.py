@@ -63,6 +63,7 @@ def contamination(hooks_path, golden_path):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                     "golden"))
     from validate import jaccard, normalize_tokens  # golden/validate.py: one folding rule
+
     from citavial.build.golden import split_of
     tests = []
     with open(golden_path, encoding="utf-8") as f:
