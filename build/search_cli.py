@@ -21,6 +21,18 @@ from citavial.build.models import SearchResult
 GOLDEN_DIR = paths.GOLDEN
 
 
+JSON_SCHEMA = """--json prints one object (--batch: one per line, without "text"):
+  {"query": str, "backend": str, "index_version": str,
+   "results": [{"rank": int (1-based), "ref": "RD-1428/2003#art48.1.a",
+                "unit_ref": "RD-1428/2003#art48", "label": "Artículo 48",
+                "url": deep link relative to the site root (from dist/allowlist.json),
+                "score": float (higher is better; comparable within one query only),
+                "channels": {"bm25": int, "vector": int, "hooks": int} (each channel's rank of
+                            this passage, 0 = not ranked; diagnostic),
+                "text": the passage's exact text}],
+   "evidence": {feature: float} (what the worker's abstention gate reads)}"""
+
+
 def latest_golden(golden_dir: Path = GOLDEN_DIR) -> Path:
     """The highest golden-vN.jsonl (later versions contain the earlier ones)."""
     found = sorted(((int(m.group(1)), p) for p in Path(golden_dir).glob("golden-v*.jsonl")
@@ -122,7 +134,9 @@ def _k(value: str) -> int:
 
 def add_parsers(subparsers: Any) -> None:
     """Register `search` and `eval` on build/cli.py's subparsers."""
-    s = subparsers.add_parser("search", help="search the prebuilt index in dist/")
+    s = subparsers.add_parser(
+        "search", help="search the prebuilt index in dist/",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=JSON_SCHEMA)
     s.add_argument("question", nargs="?", help="a question or words, in Spanish")
     s.add_argument("-k", type=_k, default=10, help="number of results (1-100, default 10)")
     s.add_argument("--json", action="store_true", help="print the result as JSON")

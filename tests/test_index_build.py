@@ -84,7 +84,7 @@ def test_hits_carry_everything_the_worker_needs():
     h = r.hits[0]
     assert h.url and h.text and h.label and dict(h.channels).keys() == {"bm25", "vector", "hooks"}
     evidence = dict(r.evidence)
-    assert {"bm25_top", "vector_top", "hooks_cos_top", "agreement"} <= evidence.keys()
+    assert {"lexical_top", "bm25_top", "hooks_lex_top", "terms_known"} <= evidence.keys()
     assert len(head) == len(set(head))   # roll-up: one passage per article in the head
 
 

@@ -75,5 +75,5 @@ def test_rank_ties_break_by_ref_and_named_rows_go_first():
 
 def test_scores_are_integer_sums_of_postings():
     data = {**DATA, "postings": [[0, 150, 2, 20], [1, 7]]}
-    got = L.scores(data, STEM_ID, "adecuada luces adecuada", 3)
+    got = L.scores(L.postings_arrays(data), data, STEM_ID, "adecuada luces adecuada", 3)
     assert got.tolist() == [300, 7, 40] and got.dtype.kind == "i"

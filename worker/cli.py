@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -160,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     except BuildError as err:
         print(f"citavial: error: {err}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # `citavial search … | head`: the reader left; say nothing more, and keep Python from
+        # complaining again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141   # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
 
 
 if __name__ == "__main__":

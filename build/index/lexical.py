@@ -168,13 +168,19 @@ def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
             "postings": postings, "groups": [group_row[k] for k in keys]}
 
 
-def scores(data: Mapping[str, Any], stem_id: Mapping[str, int], question: str,
-           n_docs: int) -> np.ndarray:
-    """Each passage's integer score for ``question``."""
+def postings_arrays(data: Mapping[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each term's (rows, integer weights) as arrays, converted once when an index loads."""
+    return [(np.asarray(p[0::2], dtype=np.int64), np.asarray(p[1::2], dtype=np.int64))
+            for p in data["postings"]]
+
+
+def scores(postings: Sequence[tuple[np.ndarray, np.ndarray]], data: Mapping[str, Any],
+           stem_id: Mapping[str, int], question: str, n_docs: int) -> np.ndarray:
+    """Each passage's integer score for ``question`` (a term's rows are distinct)."""
     out = np.zeros(n_docs, dtype=np.int64)
     for t in query_ids(data, stem_id, question):
-        post = data["postings"][t]
-        out[post[0::2]] += post[1::2]
+        rows, weights = postings[t]
+        out[rows] += weights
     return out
 
 

@@ -110,6 +110,7 @@ class Searcher:
         self.hook_vecs = arrays["hook_vecs"].astype(np.float32)
         self.lexical = docs["lexical"]
         self.lex_stem_id = {s: i for i, s in enumerate(self.lexical["stems"])}
+        self.lex_postings = lexical.postings_arrays(self.lexical)
 
     def __repr__(self) -> str:
         return f"Searcher({self.backend}, {len(self.refs)} passages, v{self.version})"
@@ -129,19 +130,24 @@ class Searcher:
                              f"search index is incomplete or from another citavial version "
                              f"({type(err).__name__}: {err})", FIX) from None
 
-    def channel_scores(self, question: str) -> dict[str, np.ndarray]:
-        """Each channel's score of every passage, plus the raw hook-level scores."""
+    def channel_scores(self, question: str, vectors: bool = True) -> dict[str, np.ndarray]:
+        """Each channel's score of every passage, plus the raw hook-level scores. Without
+        ``vectors`` (the default lexical ranking needs none) the embedding channels are zero."""
         terms = analyze(question)
-        qv = self.embedder.encode([question])[0]
+        n = len(self.refs)
         hook_lex = self.hooks_bm25.score([self.hook_term_ids[t] for t in terms
                                           if t in self.hook_term_ids])
-        hook_cos = self.hook_vecs @ qv
+        if vectors:
+            qv = self.embedder.encode([question])[0]
+            vector, hook_cos = self.passage_vecs @ qv, self.hook_vecs @ qv
+        else:
+            vector, hook_cos = np.zeros(n, np.float32), np.zeros(len(self.hook_passage))
         return {"bm25": self.bm25.score([self.term_ids[t] for t in terms if t in self.term_ids]),
-                "vector": self.passage_vecs @ qv,
-                "hooks_lex": best_per_passage(hook_lex, self.hook_passage, len(self.refs)),
-                "hooks_cos": best_per_passage(hook_cos, self.hook_passage, len(self.refs)),
-                "lexical": lexical.scores(self.lexical, self.lex_stem_id, question,
-                                          len(self.refs)),
+                "vector": vector,
+                "hooks_lex": best_per_passage(hook_lex, self.hook_passage, n),
+                "hooks_cos": best_per_passage(hook_cos, self.hook_passage, n),
+                "lexical": lexical.scores(self.lex_postings, self.lexical, self.lex_stem_id,
+                                          question, n),
                 "_terms": terms, "_hook_lex": hook_lex, "_hook_cos": hook_cos}
 
     def exact_bonus(self, terms: list[str]) -> np.ndarray:
@@ -180,7 +186,7 @@ class Searcher:
         question that is a bare reference gets that passage first. ``settings`` overrides the
         index's fusion (the evaluation scores each channel alone this way)."""
         s = settings or self.settings
-        scores = self.channel_scores(question)
+        scores = self.channel_scores(question, vectors=s.ranker != "lexical")
         ranks = self.rankings(scores, s.depth)
         if s.ranker == "lexical":
             fused = scores["lexical"].astype(np.float64) / self.lexical["scale"]
