@@ -15,7 +15,6 @@ import pytest
 from support import ROOT
 
 
-
 def _run(cmd, **kw):
     kw.setdefault("env", {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_OFFLINE": "1"})
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kw)
