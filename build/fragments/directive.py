@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from itertools import islice
 from urllib.parse import quote
 
 from citavial.build.errors import BuildError
@@ -198,14 +199,20 @@ def _words(joined: str, start: int, end: int) -> list[tuple[int, int]]:
 def _head(joined: str, start: int, end: int, k: int) -> tuple[int, int] | None:
     """The first ``k`` words from ``start``, cut at the first block boundary."""
     stop = joined.find("\n", start, end)
-    words = _words(joined, start, end if stop < 0 else stop)
-    return (start, words[min(k, len(words)) - 1][1]) if words else None
+    words = [m.span() for m in islice(_WORD.finditer(joined, start, end if stop < 0 else stop), k)]
+    return (start, words[-1][1]) if words else None
 
 
 def _tail(joined: str, start: int, end: int, k: int) -> tuple[int, int] | None:
     """The last ``k`` words ending at ``end``, cut at the last block boundary."""
     stop = joined.rfind("\n", start, end)
-    words = _words(joined, start if stop < 0 else stop + 1, end)
+    lo, width = (start if stop < 0 else stop + 1), 64
+    while True:  # a window back from ``end``: with more than k words, the last k are whole
+        a = max(lo, end - width)
+        words = _words(joined, a, end)
+        if a == lo or len(words) > k:
+            break
+        width *= 4
     return (words[-min(k, len(words))][0], end) if words else None
 
 

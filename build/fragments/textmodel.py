@@ -385,6 +385,8 @@ def _kept_spans(kinds: str) -> list[tuple[int, int]]:
     """[a, b) spans of the run that render, in order, as CSS collapses white space: leading and
     trailing whitespace and <br>s go; between two texts a whitespace run keeps its forced newlines
     (spaces before or after a line break are not rendered), or else its first space."""
+    if "n" not in kinds and "cc" not in kinds and kinds[:1] != "c" and kinds[-1:] != "c":
+        return [(0, len(kinds))] if kinds else []  # nothing to collapse (the common case)
     spans: list[tuple[int, int]] = []
     pos, n = 0, len(kinds)
     for m in _NON_TEXT.finditer(kinds):
