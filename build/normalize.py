@@ -83,22 +83,21 @@ _WORD = re.compile("[^ ]+")
 
 _ONE_TO_ONE: dict[int, str] = {}  # translate table of every character seen that folds to one
 _NOT_ONE_TO_ONE: set[str] = set()
+_SEEN: set[str] = set()
 
 
 def _one_to_one(text: str) -> bool:
     """Does every character of ``text`` fold to exactly one character (whitespace to " ")?
     Nearly all rendered text does; ``_ONE_TO_ONE`` then folds it with ``str.translate``."""
     chars = set(text)
-    if not chars.isdisjoint(_NOT_ONE_TO_ONE):
-        return False
-    for ch in chars:
-        if ord(ch) not in _ONE_TO_ONE:
-            folded = _fold_char(ch)
-            if len(folded) != 1:
-                _NOT_ONE_TO_ONE.add(ch)
-                return False
+    for ch in chars - _SEEN:
+        _SEEN.add(ch)
+        folded = _fold_char(ch)
+        if len(folded) == 1:
             _ONE_TO_ONE[ord(ch)] = folded
-    return True
+        else:
+            _NOT_ONE_TO_ONE.add(ch)
+    return chars.isdisjoint(_NOT_ONE_TO_ONE)
 
 
 def _map_one_to_one(folded: str) -> tuple[str, list[int]]:

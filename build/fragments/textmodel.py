@@ -183,6 +183,7 @@ _BLOCK = frozenset(
     "summary table tbody td tfoot th thead tr ul xmp".split()
 )
 _PRE = frozenset("pre listing xmp plaintext".split())
+_NEW_CTX = _PRE | {"details"}  # tags whose element context differs from their parent's
 _SKIP_K, _BREAK_K, _LINE_K, _BLOCK_K, _INLINE_K, _TEXTAREA_K, _SVG_K = range(7)
 
 
@@ -255,6 +256,9 @@ class _Walker:
         self.node = 0
 
     def child_ctx(self, el, tag: str, style: dict[str, str], ctx: _Ctx) -> _Ctx:
+        if not (style or ctx.in_details or tag in _NEW_CTX or el.get("id") or
+                el.get("hidden") is not None):
+            return ctx  # a plain element changes nothing (most of a page; speed)
         chain = ctx.chain
         el_id = el.get("id") or None
         until_found = (el.get("hidden") or "").strip().lower() == "until-found"
@@ -287,7 +291,7 @@ class _Walker:
         inner = self.child_ctx(el, tag, style, ctx)
         if kind == _LINE_K:
             self.node += 1
-            self.run.append(("\n", "n", ctx.chain, self.node, ctx.region))
+            self.run.append(("\n", "\n", ctx.chain, self.node, ctx.region))
         elif kind == _BREAK_K:
             self.flush(ctx.block_chain)
         elif kind == _TEXTAREA_K:
@@ -341,15 +345,22 @@ class _Walker:
             return
         self.node += 1
         s = s.replace("\r", "")
-        if s:
-            kinds = _kinds(s, ctx.ws)
-            if ctx.ws != "pre":
-                s = s.translate(_SPACE if ctx.ws == "normal" else _TAB_SPACE)  # c renders as " "
-            self.run.append((s, kinds, ctx.chain, self.node, ctx.region))
+        if not s:
+            return
+        ws = ctx.ws
+        if ws == "normal":
+            s = view = s.replace("\t", " ").replace("\n", " ")
+        elif ws == "pre-line":
+            s = view = s.replace("\t", " ")
+        else:  # pre: spaces and tabs are text
+            view = s.replace(" ", "t").replace("\t", "t")
+        self.run.append((s, view, ctx.chain, self.node, ctx.region))
 
     def flush(self, block_chain: Chain, targetable: bool = True) -> None:
         """Close the current run of inline text as a Block (if it has any text)."""
         chunks, self.run = self.run, []
+        if not chunks:
+            return
         spans = _kept_spans("".join(c[1] for c in chunks))
         whole = "".join(c[0] for c in chunks)
         text = "".join(whole[a:b] for a, b in spans)
@@ -362,34 +373,22 @@ class _Walker:
                                  tuple(segments), targetable, region))
 
 
-# A run is a list of chunks, one per text node (or <br>): (text, kinds, chain, node, region),
-# where ``kinds`` has one letter per character: t(ext), c(ollapsible space), n(ewline). Working
-# per chunk with string operations instead of per character is what makes the gate fast.
-_NOT_WS = re.compile("[^ \t\n]")
-_NOT_NL = re.compile("[^\n]")
-_WS_KINDS = {"normal": str.maketrans(" \t\n", "ccc"), "pre-line": str.maketrans(" \t\n", "ccn")}
-_NON_TEXT = re.compile("[cn]+")
-_SPACE = str.maketrans("\t\n", "  ")
-_TAB_SPACE = str.maketrans("\t", " ")
+# A run is a list of chunks, one per text node (or <br>): (text, view, chain, node, region). In
+# ``view`` a " " is a collapsible space, a "\n" a forced line break and anything else text (in
+# pre, where spaces are text, they are replaced in the view). Working per chunk with string
+# operations instead of per character is what makes the gate fast.
+_NON_TEXT = re.compile("[ \n]+")
 
 
-def _kinds(s: str, ws: str) -> str:
-    """Per character of ``s``: a newline is forced in pre/pre-line; space, tab (and newline in
-    normal) collapse except in pre; everything else is text."""
-    if ws == "pre":
-        return _NOT_NL.sub("t", s).replace("\n", "n")
-    return _NOT_WS.sub("t", s).translate(_WS_KINDS[ws])
-
-
-def _kept_spans(kinds: str) -> list[tuple[int, int]]:
+def _kept_spans(view: str) -> list[tuple[int, int]]:
     """[a, b) spans of the run that render, in order, as CSS collapses white space: leading and
     trailing whitespace and <br>s go; between two texts a whitespace run keeps its forced newlines
     (spaces before or after a line break are not rendered), or else its first space."""
-    if "n" not in kinds and "cc" not in kinds and kinds[:1] != "c" and kinds[-1:] != "c":
-        return [(0, len(kinds))] if kinds else []  # nothing to collapse (the common case)
+    if "\n" not in view and "  " not in view and view[:1] != " " and view[-1:] != " ":
+        return [(0, len(view))] if view else []  # nothing to collapse (the common case)
     spans: list[tuple[int, int]] = []
-    pos, n = 0, len(kinds)
-    for m in _NON_TEXT.finditer(kinds):
+    pos, n = 0, len(view)
+    for m in _NON_TEXT.finditer(view):
         a, b = m.span()
         if a > pos:
             spans.append((pos, a))
@@ -397,8 +396,8 @@ def _kept_spans(kinds: str) -> list[tuple[int, int]]:
         if a == 0 or b == n:
             continue
         run = m.group()
-        if "n" in run:
-            spans.extend((a + i, a + i + 1) for i, k in enumerate(run) if k == "n")
+        if "\n" in run:
+            spans.extend((a + i, a + i + 1) for i, k in enumerate(run) if k == "\n")
         else:
             spans.append((a, a + 1))
     if pos < n:
@@ -416,7 +415,7 @@ def _segments(chunks: list, spans: list[tuple[int, int]]) -> tuple[list[Segment]
         out_starts.append(total)
         total += b - a
     si, g0 = 0, 0
-    for text, _kinds_, chain, node, chunk_region in chunks:
+    for text, _view, chain, node, chunk_region in chunks:
         g1 = g0 + len(text)
         while si < len(spans) and spans[si][1] <= g0:
             si += 1
