@@ -361,9 +361,12 @@ class _Walker:
         chunks, self.run = self.run, []
         if not chunks:
             return
-        spans = _kept_spans("".join(c[1] for c in chunks))
-        whole = "".join(c[0] for c in chunks)
-        text = "".join(whole[a:b] for a, b in spans)
+        if len(chunks) == 1:
+            whole, view = chunks[0][0], chunks[0][1]
+        else:
+            whole, view = "".join(c[0] for c in chunks), "".join(c[1] for c in chunks)
+        spans = _kept_spans(view)
+        text = whole if spans == [(0, len(whole))] else "".join(whole[a:b] for a, b in spans)
         norm, offsets = normalize_with_map(text)
         if not norm:
             return
