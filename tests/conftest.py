@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import AS_OF, CORPUS, ROOT, SITE_SRC  # noqa: F401 - re-exported for fixtures
+from support import AS_OF, CORPUS, ROOT, SITE_SRC, built_site_dir  # noqa: F401 - re-exported
 
 
 @pytest.fixture(scope="session")
@@ -15,12 +15,10 @@ def reg():
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """A full `citavial build` into a temporary dist/ (the real one is left alone)."""
-    from citavial.build.pipeline import build_site
-    out = tmp_path_factory.mktemp("site") / "dist"
-    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
-    return out
+def built_site() -> Path:
+    """THE built site (support.built_site_dir): a full `citavial build` into a temporary dist/,
+    shared by every test that needs a site; the repo's dist/ is never read."""
+    return built_site_dir()
 
 
 # Debian's Chromium, driven by Playwright with an explicit executable (never a downloaded browser).

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import built_site_dir
 from worker_helpers import SCRIPTED_STATUS, FixedRetriever
 
 from citavial.worker.allowlist import load_allowlist
@@ -20,7 +21,6 @@ from citavial.worker.serve import ServerThread
 
 pytestmark = [pytest.mark.adversarial, pytest.mark.browser]
 POISONED = Path(__file__).parent / "data" / "poisoned-allowlist.json"
-DIST = Path(__file__).resolve().parents[2] / "dist"
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
 PAYLOADS = ["<img src=x onerror=window.__pwned=1>", "<script>window.__pwned=1</script>",
             "<svg onload=window.__pwned=1>", "\"><iframe src=javascript:window.__pwned=1>"]
@@ -92,7 +92,7 @@ def poisoned_site(model_pieces):
     deps = Deps(FixedRetriever(allow, REFS), allow, prompt,
                 Scripted(model_pieces) if model_pieces else None, SCRIPTED_STATUS,
                 Calibration(gate=None, support_threshold=0.6, calibrated=False))
-    state = WorkerState(dist_dir=DIST, deps=deps, ask_limiter=RateLimiter(0, 1),
+    state = WorkerState(dist_dir=built_site_dir(), deps=deps, ask_limiter=RateLimiter(0, 1),
                         slot=InferenceSlot(4))
     return ServerThread(state).__enter__()
 
