@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import AS_OF, CORPUS, ROOT, SITE_SRC, built_site_dir  # noqa: F401 - re-exported
+from support import (  # noqa: F401 - re-exported for fixtures
+    AS_OF,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CORPUS,
+    ROOT,
+    SITE_SRC,
+    built_site_dir,
+)
 
 
 @pytest.fixture(scope="session")
@@ -21,16 +29,10 @@ def built_site() -> Path:
     return built_site_dir()
 
 
-# Debian's Chromium, driven by Playwright with an explicit executable (never a downloaded browser).
-# ONE session-wide instance for every test directory: two live sync_playwright() instances in
-# one process make Playwright refuse the second ("Sync API inside the asyncio loop").
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
-
-
+# Debian's Chromium (support.CHROMIUM), driven by Playwright with an explicit executable (never
+# a downloaded browser). ONE session-wide instance for every test directory: two live
+# sync_playwright() instances in one process make Playwright refuse the second ("Sync API inside
+# the asyncio loop").
 @pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():

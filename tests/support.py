@@ -14,6 +14,11 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
 SITE_SRC = ROOT / "site_src"
 AS_OF = date(2026, 11, 29)
+CHROMIUM = Path("/usr/bin/chromium")   # Debian's; Playwright never downloads a browser here
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
 
 
 def tree_hash(path: Path) -> str:
