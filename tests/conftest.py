@@ -15,6 +15,18 @@ from support import (  # noqa: F401 - re-exported for fixtures
     built_site_dir,
 )
 
+# What a test needs is read from the fixtures it uses, so a new test cannot forget its marker.
+_NEEDS = {"model": {"real_state", "real_worker", "model_path"},
+          "browser": {"browser"}}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for marker, fixtures in _NEEDS.items():
+            if used & fixtures:
+                item.add_marker(marker)
+
 
 @pytest.fixture(scope="session")
 def reg():

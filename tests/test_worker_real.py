@@ -1,5 +1,5 @@
 """The worker with its real parts: the default GGUF in llama.cpp, the built site's index and
-allowlist, waitress on 127.0.0.1 — nothing scripted. Slow: run with `-m slow` (or `-m ""`).
+allowlist, waitress on 127.0.0.1 — nothing scripted. Marked `model`: run with `-m model` (or `-m ""`).
 
 Needs the model set up once (`citavial model-setup`; tests/run_all.sh does it).
 """
@@ -19,7 +19,7 @@ from citavial.worker.model import default_model_path, load_model, sha256_file
 from citavial.worker.prompts import PROMPTS_DIR, load_prompt
 from citavial.worker.serve import ServerThread, load_state
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.model   # the real GGUF in llama.cpp
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -96,6 +96,19 @@ def real_worker(real_state):
 
 
 @pytest.fixture(scope="session")
+def site_worker():
+    """(port, state) of the worker as `citavial serve` starts it on the built site (real index,
+    real allowlist, real HTTP server on 127.0.0.1) but without loading the model: for tests of
+    the HTTP layer, which never reaches the model."""
+    from citavial.worker.serve import ServerThread, load_state
+    state = load_state(built_site_dir(), ask_per_minute=0, max_waiting=8, load_llm=False)
+    assert state.deps is not None, state.unavailable
+    srv = ServerThread(state, threads=8).__enter__()
+    yield srv.server.effective_port, state
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
 def entries() -> dict[str, dict]:
     return load_entries()
 

@@ -61,7 +61,7 @@ def truncated(tmp_path, name):
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.model   # the real GGUF, truncated or missing, in llama.cpp
 @pytest.mark.parametrize("make, words", [
     pytest.param(lambda t: t / "absent.gguf", "model file not found", id="missing"),
     pytest.param(lambda t: truncated(t, "gemma-3-270m-q4_k_m.gguf"), "corrupt: sha256",

@@ -6,6 +6,7 @@ injected into the widget."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 from support import built_site_dir
@@ -37,8 +38,9 @@ class Scripted:
 def ask_in_widget(browser, base: str, question: str):
     ctx = browser.new_context()
     page = ctx.new_page()
-    dialogs = []
+    dialogs, requests = [], []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{base}/index.html")
     page.click("#citavial-chat .cv-toggle")
     page.wait_for_function("document.querySelector('#citavial-chat .cv-status')"
@@ -61,6 +63,7 @@ def ask_in_widget(browser, base: str, question: str):
     }""")
     ctx.close()
     state["dialogs"] = dialogs
+    state["off_site"] = [u for u in requests if not u.startswith(base + "/")]
     return state
 
 
@@ -68,6 +71,7 @@ def assert_inert(state):
     assert state["pwned"] == "undefined", state
     assert state["injected"] == 0 and state["onattrs"] == 0, state
     assert state["badHrefs"] == [] and not state["dialogs"], state
+    assert state["off_site"] == [], state   # the widget talks to its own worker only
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +115,10 @@ def test_model_output_and_content_payloads_are_inert(adv_browser, pieces):
     finally:
         srv.stop()
     assert_inert(state)
+    # every link the widget made is a citation's deep link (on this site) or its BOE source
+    entries = load_allowlist(POISONED).entries.values()
+    allowed = {urljoin(srv.url + "/", e.url) for e in entries} | {e.source_url for e in entries}
+    assert state["hrefs"] and set(state["hrefs"]) <= allowed, (state["hrefs"], allowed)
     # the poisoned quote, label and licence are on screen as text (proof they were rendered)
     assert "<script>window.__pwned=1</script>" in state["text"]
     assert "<img src=x onerror=window.__pwned=1>" in state["text"]
