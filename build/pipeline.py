@@ -24,7 +24,7 @@ from citavial.build.models import ALLOWLIST_SCHEMA, Citation, Regulation
 from citavial.build.practice import bank_json, read_bank
 from citavial.build.refs import RefError, parse_ref
 from citavial.build.render import ExtraPage, render, render_pages
-from citavial.build.verify import Pages, check_quote, verify
+from citavial.build.verify import Pages, check_quote, gate_counts, verify
 
 REPORTS = Path(__file__).resolve().parent.parent / "golden" / "reports"
 
@@ -88,8 +88,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
         t3 = time.perf_counter()
         links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
-        gate = {"checked": len(checks), "failed": 0, "passages": len(allowlist),
-                "directives": _count(e.directive for e in allowlist)}
+        gate = gate_counts(checks, allowlist)
         bank_data = bank_json(bank, links, _digest([q.citation.quote for q in bank]))
         extra = guide_pages(guides, links) + [
             ExtraPage("practica.html", "practice.html", {
@@ -116,13 +115,6 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
             f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s, index {t5 - t4:.2f} s); "
             f"{index_report}")
-
-
-def _count(items) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for x in items:
-        out[x] = out.get(x, 0) + 1
-    return dict(sorted(out.items()))
 
 
 def _digest(parts: list[str]) -> str:

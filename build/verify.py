@@ -169,6 +169,16 @@ def build_allowlist(reg: Regulation, pages: Pages, source_url: str) -> list[Allo
     return entries
 
 
+def gate_counts(checks: list[QuoteCheck], allowlist: list[AllowlistEntry]) -> dict:
+    """The gate's figures (dist/gate-report.json, the "Por qué" page), counted from its verdicts:
+    quotes checked and failed, citable passages, deep links by kind."""
+    directives: dict[str, int] = {}
+    for e in allowlist:
+        directives[e.directive] = directives.get(e.directive, 0) + 1
+    return {"checked": len(checks), "failed": sum(1 for c in checks if c.reason),
+            "passages": len(allowlist), "directives": dict(sorted(directives.items()))}
+
+
 def verify(reg: Regulation, site_dir: Path, citations: list[Citation],
            allow_empty: bool = False) -> tuple[list[QuoteCheck], list[AllowlistEntry]]:
     """Run the gate over ``citations`` on the staged site; raise BuildErrors listing every

@@ -5,7 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import AS_OF, CORPUS, ROOT, SITE_SRC  # noqa: F401 - re-exported for fixtures
+from support import (  # noqa: F401 - re-exported for fixtures
+    AS_OF,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CORPUS,
+    ROOT,
+    SITE_SRC,
+    built_site_dir,
+)
+
+# What a test needs is read from the fixtures it uses, so a new test cannot forget its marker.
+_NEEDS = {"model": {"real_state", "real_worker", "model_path"},
+          "browser": {"browser"}}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for marker, fixtures in _NEEDS.items():
+            if used & fixtures:
+                item.add_marker(marker)
 
 
 @pytest.fixture(scope="session")
@@ -15,24 +35,16 @@ def reg():
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """A full `citavial build` into a temporary dist/ (the real one is left alone)."""
-    from citavial.build.pipeline import build_site
-    out = tmp_path_factory.mktemp("site") / "dist"
-    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
-    return out
+def built_site() -> Path:
+    """THE built site (support.built_site_dir): a full `citavial build` into a temporary dist/,
+    shared by every test that needs a site; the repo's dist/ is never read."""
+    return built_site_dir()
 
 
-# Debian's Chromium, driven by Playwright with an explicit executable (never a downloaded browser).
-# ONE session-wide instance for every test directory: two live sync_playwright() instances in
-# one process make Playwright refuse the second ("Sync API inside the asyncio loop").
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
-
-
+# Debian's Chromium (support.CHROMIUM), driven by Playwright with an explicit executable (never
+# a downloaded browser). ONE session-wide instance for every test directory: two live
+# sync_playwright() instances in one process make Playwright refuse the second ("Sync API inside
+# the asyncio loop").
 @pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():

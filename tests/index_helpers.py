@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
-import shutil
-import tempfile
 from datetime import date
 from pathlib import Path
 
@@ -26,14 +23,10 @@ def passages():
 
 
 def built_dist() -> Path:
-    """A dist/ holding only the search index of the real corpus (built once, read-only)."""
-    if "dist" not in _CACHE:
-        from citavial.build.index import build_index
-        tmp = Path(tempfile.mkdtemp(prefix="citavial-index-"))
-        atexit.register(shutil.rmtree, tmp, True)
-        build_index(passages(), {}, HOOKS, tmp / "dist")
-        _CACHE["dist"] = tmp / "dist"
-    return _CACHE["dist"]
+    """THE built site of the test process (support.built_site_dir), whose index/ and
+    search-index.js the index tests read."""
+    from support import built_site_dir
+    return built_site_dir()
 
 
 def searcher():

@@ -194,3 +194,12 @@ _LONG = st.lists(_WORDS, min_size=60, max_size=90).map(" ".join)
 @given(st.lists(st.tuples(_TAGS, _LONG | _BLOCK), min_size=1, max_size=6), st.data())
 def test_long_passage_range_always_selects_it(blocks, data):
     _check_own_directive(blocks, data.draw(st.integers(0, len(blocks) - 1)))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text())
+def test_encode_term_equals_the_byte_by_byte_rule(text):
+    """encode_term (urllib's quote + "-") escapes exactly the bytes outside the raw-safe set."""
+    from citavial.build.fragments.directive import _RAW
+    expected = "".join(chr(b) if b in _RAW else f"%{b:02X}" for b in text.encode("utf-8"))
+    assert encode_term(text) == expected

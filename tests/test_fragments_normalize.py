@@ -94,3 +94,16 @@ def test_word_slices_normalize_to_their_part(words):
     for a, b in zip(cuts, cuts[1:]):
         a = a + 1 if a in spaces else a
         assert normalize(text[offsets[a]:offsets[b]]) == norm[a:b]
+
+
+# Text of the kind the gate folds (Spanish prose, whitespace of every kind), plus any character.
+_PROSE = st.text(alphabet=st.sampled_from(list("aáeéiíoóuúüñÑ AZ,.;:«»()-–\t\n\u00a0\u2009")
+                                          + ["ß", "ﬁ", "º", "\u0301", "\u00ad", "æ", " "]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(_PROSE, st.text()))
+def test_fast_path_equals_the_reference_loop(text):
+    """The one-to-one fast path (translate + per word) gives exactly the per-character result."""
+    from citavial.build.normalize import _map_general
+    assert normalize_with_map(text) == _map_general(text)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citavial.build.fragments import read_page
 
@@ -94,3 +96,42 @@ def test_repr_is_short():
 @pytest.mark.parametrize("tag", ["wbr", "source", "track", "embed", "keygen"])
 def test_html5_void_elements_do_not_swallow_text(tag):
     assert blocks(f"<p>uno<{tag}> dos</p><p>tres</p>") == [(None, "uno dos"), (None, "tres")]
+
+
+def _kept_reference(kinds: str) -> list[int]:
+    """The collapse rule item by item (the walker's original loop), as kept indexes."""
+    out: list[int] = []
+    for i, k in enumerate(kinds):
+        if not out and k != "t":
+            continue  # leading whitespace and <br>s
+        if k == "c" and kinds[out[-1]] != "t":
+            continue  # collapse a whitespace run
+        if k == "n":
+            while out and kinds[out[-1]] == "c":
+                out.pop()  # spaces before a forced line break
+        out.append(i)
+    while out and kinds[out[-1]] != "t":
+        out.pop()  # trailing whitespace
+    return out
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="tcn", max_size=40))
+def test_kept_spans_equal_the_item_by_item_rule(kinds):
+    from citavial.build.fragments.textmodel import _kept_spans
+    view = kinds.translate(str.maketrans("cn", " \n"))
+    kept = [i for a, b in _kept_spans(view) for i in range(a, b)]
+    assert kept == _kept_reference(kinds)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", "<b>", "</b>", "<br>", "<span>", "</span>",
+                                           "<pre>", "</pre>", "<p>", "</p>"]),
+                          st.text(alphabet=" \t\n\rab", max_size=6)), max_size=8))
+def test_segments_start_at_each_text_node(parts):
+    """Segments start inside the block, strictly in order; no carriage return is rendered."""
+    html = "<body><div id='x'>" + "".join(tag + txt for tag, txt in parts) + "</div></body>"
+    for block in read_page(html).blocks:
+        starts = [s[0] for s in block.segments]
+        assert starts == sorted(set(starts)) and 0 <= starts[0] < len(block.text)
+        assert "\r" not in block.text and block.text[0] not in "\n"

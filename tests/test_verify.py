@@ -132,3 +132,12 @@ def test_verify_quote_cli(capsys, args, code, stream, text):
     assert main(["verify-quote", *args, "--as-of", "2026-11-29"]) == code
     out = capsys.readouterr()
     assert text in (out.out if stream == "out" else out.err)
+
+
+def test_gate_counts_come_from_the_verdicts():
+    from citavial.build.verify import QuoteCheck, gate_counts
+    cit = Citation("t.md", 1, "RD-1428/2003#art48.1", "x")
+    checks = [QuoteCheck(cit, ""), QuoteCheck(cit, "not found on the cited page"),
+              QuoteCheck(cit, "")]
+    counts = gate_counts(checks, [])
+    assert counts == {"checked": 3, "failed": 1, "passages": 0, "directives": {}}

@@ -9,7 +9,6 @@ worker/README.md to match.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from worker_helpers import (
     ScriptedModel,
     StepClock,
     fixed_allowlist,
+    parse_sse,
 )
 
 from citavial.worker.answer import Deps, answer
@@ -90,12 +90,9 @@ EVENT_KEYS = {
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_every_event_has_the_documented_shape(allow, name):
-    blocks = [b for b in run(allow, name).split("\n\n") if b]
+    events = parse_sse(run(allow, name))
     seen = []
-    for block in blocks:
-        head, data = block.split("\n")
-        event = head.removeprefix("event: ")
-        body = json.loads(data.removeprefix("data: "))
+    for event, body in events:
         seen.append(event)
         keys = EVENT_KEYS[event]
         if event == "token":
@@ -108,6 +105,6 @@ def test_every_event_has_the_documented_shape(allow, name):
         else:
             assert set(body) == keys, event
     assert seen[0] == "sources" and seen[-1] == "done"
-    done = json.loads(blocks[-1].split("\n")[1].removeprefix("data: "))
+    done = events[-1][1]
     assert set(done["latency_ms"]) == {"sources", "first_token", "total"}
     assert {"file", "sha256"} <= set(done["model"]) and {"id", "version"} <= set(done["prompt"])

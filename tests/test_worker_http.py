@@ -14,7 +14,13 @@ import threading
 import time
 
 import pytest
-from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, fixed_allowlist
+from worker_helpers import (
+    SCRIPTED_STATUS,
+    TEST_CALIBRATION,
+    FixedRetriever,
+    fixed_allowlist,
+    parse_sse,
+)
 
 from citavial.worker.answer import Deps
 from citavial.worker.app import WorkerState
@@ -82,12 +88,7 @@ def post(port, body: bytes, ctype="application/json", headers=None):
 
 
 def events_of(resp) -> list[tuple[str, dict]]:
-    out = []
-    for block in resp.read().decode().split("\n\n"):
-        if block.strip():
-            head, data = block.split("\n")
-            out.append((head[7:], json.loads(data[6:])))
-    return out
+    return parse_sse(resp.read())
 
 
 def ask(port, question="¿Puedo conducir con auriculares?"):

@@ -1,5 +1,5 @@
 """The worker with its real parts: the default GGUF in llama.cpp, the built site's index and
-allowlist, waitress on 127.0.0.1 — nothing scripted. Slow: run with `-m slow` (or `-m ""`).
+allowlist, waitress on 127.0.0.1 — nothing scripted. Marked `model`: run with `-m model` (or `-m ""`).
 
 Needs the model set up once (`citavial model-setup`; tests/run_all.sh does it).
 """
@@ -13,12 +13,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from worker_helpers import ask_sse
 
 from citavial.worker.model import default_model_path, load_model, sha256_file
 from citavial.worker.prompts import PROMPTS_DIR, load_prompt
 from citavial.worker.serve import ServerThread, load_state
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.model   # the real GGUF in llama.cpp
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -38,20 +39,16 @@ def worker(built_site, model_path):
         yield srv, state
 
 
-def sse_events(url: str, question: str) -> list[tuple[str, dict]]:
-    req = urllib.request.Request(url + "/api/ask", data=json.dumps({"question": question})
-                                 .encode(), headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as resp:
-        assert resp.headers["Content-Type"].startswith("text/event-stream")
-        body = resp.read().decode()
-    return [(b.split("\n")[0][7:], json.loads(b.split("\n")[1][6:]))
-            for b in body.split("\n\n") if b.strip()]
+def sse_events(srv, question: str) -> list[tuple[str, dict]]:
+    status, headers, events = ask_sse(srv.server.effective_port, question)
+    assert status == 200 and headers["content-type"].startswith("text/event-stream"), events
+    return events
 
 
 def test_real_model_answer_over_http_cites_only_the_allowlist(worker, model_path):
     srv, state = worker
     allow = state.deps.allowlist
-    events = sse_events(srv.url, "¿Se puede conducir con auriculares?")
+    events = sse_events(srv, "¿Se puede conducir con auriculares?")
     names = [n for n, _ in events]
     assert names[0] == "sources" and names[-1] == "done" and "citations" in names
     done = events[-1][1]
@@ -70,7 +67,7 @@ def test_real_model_answer_over_http_cites_only_the_allowlist(worker, model_path
 
 def test_real_out_of_domain_question_abstains(worker):
     srv, _ = worker
-    events = sse_events(srv.url, "¿Cómo se hace una paella valenciana?")
+    events = sse_events(srv, "¿Cómo se hace una paella valenciana?")
     assert [n for n, _ in events] == ["sources", "abstain", "done"]
     assert events[1][1]["reason"] == "weak_evidence"
 
@@ -109,7 +106,7 @@ def test_corrupt_model_starts_extractive_only_and_says_why(built_site, model_pat
         health = json.loads(urllib.request.urlopen(srv.url + "/health", timeout=10).read())
         assert health["ok"] is True and health["mode"] == "extractive-only"
         assert "corrupt" in health["reason"]
-        events = sse_events(srv.url, "¿Se puede conducir con auriculares?")
+        events = sse_events(srv, "¿Se puede conducir con auriculares?")
         assert dict(events)["citations"]["reason"] == "model_unavailable"
         assert events[-1][1]["mode"] == "extractive"
 

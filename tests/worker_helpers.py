@@ -1,11 +1,13 @@
 """Shared pieces of the worker tests: an allowlist, a retriever and a scripted model.
 
-* ``allowlist_path()`` — dist/allowlist.json when the build has made one, else an allowlist in
-  the same schema generated from the ingest (url = page#anchor, directive "anchor").
+* ``allowlist_path()`` — allowlist.json of the one built site of the test process.
 * ``LexicalRetriever`` — a small, deterministic stand-in for build/index/retriever.py (token overlap
   over the allowlist texts), with one evidence feature, used where the test is about the
   pipeline and not about search quality.
 * ``ScriptedModel`` — yields given pieces as if they were model tokens.
+* ``parse_sse`` / ``ask_sse`` — THE way tests read the worker's event stream (httpx + httpx-sse,
+  never a hand-written parser): a whole SSE body as (event, JSON data) pairs, and a real
+  ``POST /api/ask`` over loopback HTTP.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tempfile
-from datetime import date
 from functools import lru_cache
 from pathlib import Path
+
+import httpx
+from httpx_sse import EventSource, connect_sse
 
 from citavial.build.models import SearchHit, SearchResult
 from citavial.build.normalize import normalize
@@ -25,35 +28,12 @@ from citavial.worker.calibration import Calibration
 from citavial.worker.model import ModelStatus
 
 ROOT = Path(__file__).resolve().parent.parent
-DIST_ALLOWLIST = ROOT / "dist" / "allowlist.json"
-AS_OF = date(2026, 11, 29)
 
 
-@lru_cache(maxsize=1)
 def allowlist_path() -> Path:
-    if DIST_ALLOWLIST.is_file():
-        return DIST_ALLOWLIST
-    from citavial.build.pipeline import load_regulation
-    from citavial.build.refs import human_label
-    reg = load_regulation(ROOT / "corpus", AS_OF)
-    src = reg.source
-    entries = []
-    for unit in reg.units:
-        for b in unit.passages:
-            anchor = b.ref.split("#", 1)[1].replace(".", "-")
-            entries.append({
-                "ref": b.ref, "url": f"{unit.page}#{anchor}", "page": unit.page,
-                "anchor": anchor, "text": b.text,
-                "sha256": hashlib.sha256(b.text.encode()).hexdigest(),
-                "as_of": AS_OF.isoformat(),
-                "source_url": f"{src.html_url}#{unit.block_id}",
-                "source_license": src.license, "label": human_label(b.ref),
-                "directive": "anchor"})
-    doc = {"schema": "citavial-allowlist/1", "as_of": AS_OF.isoformat(),
-           "source": {"norm_id": src.norm_id}, "entries": entries}
-    out = Path(tempfile.mkdtemp(prefix="citavial-allowlist-")) / "allowlist.json"
-    out.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    return out
+    """dist/allowlist.json of THE built site of the test process (support.built_site_dir)."""
+    from support import built_site_dir
+    return built_site_dir() / "allowlist.json"
 
 
 @lru_cache(maxsize=1)
@@ -169,3 +149,26 @@ class StepClock:
 SCRIPTED_STATUS = ModelStatus(True, "completion", "/scripted.gguf", "scripted.gguf",
                               "0" * 64, "loaded")
 TEST_CALIBRATION = Calibration(gate=None, support_threshold=0.6, calibrated=False)
+
+
+def parse_sse(body: str | bytes) -> list[tuple[str, dict]]:
+    """(event, JSON data) pairs of a whole ``text/event-stream`` body, parsed by httpx-sse."""
+    resp = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+    return [(e.event, e.json()) for e in EventSource(resp).iter_sse()]
+
+
+def ask_sse(port: int, question: object, timeout: float = 120,
+            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], object]:
+    """``POST /api/ask`` to the worker on 127.0.0.1:``port``: (status, lower-case headers, the
+    (event, data) pairs of the whole stream when 200, else the error JSON). The stream is read
+    to its end: a stream that never ends fails by ``timeout``."""
+    url = f"http://127.0.0.1:{port}/api/ask"
+    with httpx.Client(timeout=timeout, trust_env=False) as client:
+        with connect_sse(client, "POST", url, json={"question": question},
+                         headers=headers or {}) as source:
+            resp = source.response
+            head = {k.lower(): v for k, v in resp.headers.items()}
+            if resp.status_code != 200:
+                resp.read()
+                return resp.status_code, head, resp.json()
+            return 200, head, [(e.event, e.json()) for e in source.iter_sse()]

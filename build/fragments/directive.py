@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from itertools import islice
 from urllib.parse import quote
 
 from citavial.build.errors import BuildError
@@ -33,6 +34,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _RAW = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!$'()*+./:;=?@_~")
+_QUOTE_SAFE = "!$'()*+/:;=?@"  # with quote()'s own letters, digits and "_.-~": exactly _RAW
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 MAX_EXACT = 300  # longer passages use a start,end range (spec guidance)
 _RANGE_WORDS = (3, 4, 5, 6, 8, 10)  # words tried for each end of a range
@@ -41,7 +43,8 @@ _CONTEXT_WORDS = (1, 2, 3, 5)  # words tried for prefix / suffix context
 
 def encode_term(text: str) -> str:
     """Percent-encode one term: UTF-8, everything but the spec's raw-safe ASCII escaped."""
-    return "".join(chr(b) if b in _RAW else f"%{b:02X}" for b in text.encode("utf-8"))
+    # urllib's quote never escapes "-" (always safe there); the spec wants it escaped.
+    return quote(text, safe=_QUOTE_SAFE).replace("-", "%2D")
 
 
 def decode_term(raw: str) -> str:
@@ -185,32 +188,31 @@ def locate(page: PageText, anchor_id: str, text: str) -> tuple[int, int]:
     return start, end
 
 
+_WORD = re.compile("[^ \n]+")
+
+
 def _words(joined: str, start: int, end: int) -> list[tuple[int, int]]:
     """Whitespace-delimited words of ``joined[start:end]`` as (start, end) pairs."""
-    out, i = [], start
-    while i < end:
-        while i < end and joined[i] in " \n":
-            i += 1
-        j = i
-        while j < end and joined[j] not in " \n":
-            j += 1
-        if j > i:
-            out.append((i, j))
-        i = j
-    return out
+    return [m.span() for m in _WORD.finditer(joined, start, end)]
 
 
 def _head(joined: str, start: int, end: int, k: int) -> tuple[int, int] | None:
     """The first ``k`` words from ``start``, cut at the first block boundary."""
     stop = joined.find("\n", start, end)
-    words = _words(joined, start, end if stop < 0 else stop)
-    return (start, words[min(k, len(words)) - 1][1]) if words else None
+    words = [m.span() for m in islice(_WORD.finditer(joined, start, end if stop < 0 else stop), k)]
+    return (start, words[-1][1]) if words else None
 
 
 def _tail(joined: str, start: int, end: int, k: int) -> tuple[int, int] | None:
     """The last ``k`` words ending at ``end``, cut at the last block boundary."""
     stop = joined.rfind("\n", start, end)
-    words = _words(joined, start if stop < 0 else stop + 1, end)
+    lo, width = (start if stop < 0 else stop + 1), 64
+    while True:  # a window back from ``end``: with more than k words, the last k are whole
+        a = max(lo, end - width)
+        words = _words(joined, a, end)
+        if a == lo or len(words) > k:
+            break
+        width *= 4
     return (words[-min(k, len(words))][0], end) if words else None
 
 

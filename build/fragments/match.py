@@ -33,6 +33,7 @@ the blocks' rendered ``text`` as well.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -44,6 +45,8 @@ from citavial.build.normalize import normalize
 _WS = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
       "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _WS_CLASS = {"\t": "t", "\n": "n", "\r": "n", "\v": "v", "\f": "f"}
+_WS_CLASSES = str.maketrans({ch: _WS_CLASS.get(ch, "s") for ch in _WS})
+_WS_RUN = re.compile(f"[{re.escape(_WS)}]+")
 
 __all__ = ["Match", "TextDirective", "boundary_at", "find_all", "match_directive", "source_text"]
 
@@ -106,14 +109,7 @@ def _term(raw: str | None, strict: bool = True) -> _Term | None:
 
 def _ws_runs(text: str) -> list[str]:
     """The whitespace runs of ``text``, each as classes: t(ab), n(ewline), s(pace-like)."""
-    runs, cur = [], []
-    for ch in text:
-        if ch in _WS:
-            cur.append(_WS_CLASS.get(ch, "s"))
-        elif cur:
-            runs.append("".join(cur))
-            cur = []
-    return runs + (["".join(cur)] if cur else [])
+    return [m.group().translate(_WS_CLASSES) for m in _WS_RUN.finditer(text)]
 
 
 def _ws_ok(page: PageText, term: _Term, i: int, j: int) -> bool:

@@ -50,7 +50,9 @@ run records its text node.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import lxml.html
@@ -112,6 +114,15 @@ class PageText:
         """Index of the block whose norm contains (or ends at) ``joined`` offset ``pos``."""
         return max(bisect.bisect_right(self.starts, pos) - 1, 0)
 
+    @cached_property
+    def _blocks_holding(self) -> dict[int, list[int]]:
+        """Per serial, the indexes of the blocks with text inside that element (in order)."""
+        out: dict[int, list[int]] = {}
+        for block in self.blocks:
+            for serial in {s for _start, chain, _node in block.segments for s in chain}:
+                out.setdefault(serial, []).append(block.index)
+        return out
+
     def serial(self, element_id: str) -> int | None:
         """Serial of the first element with that id (the one a browser would pick)."""
         if not element_id:
@@ -128,7 +139,8 @@ class PageText:
             return None
         lo: int | None = None
         hi = 0
-        for block in self.blocks:
+        for b in self._blocks_holding.get(serial, ()):
+            block = self.blocks[b]
             bounds = _block_extent(block, serial)
             if bounds is None:
                 continue
@@ -171,8 +183,8 @@ _BLOCK = frozenset(
     "summary table tbody td tfoot th thead tr ul xmp".split()
 )
 _PRE = frozenset("pre listing xmp plaintext".split())
+_NEW_CTX = _PRE | {"details"}  # tags whose element context differs from their parent's
 _SKIP_K, _BREAK_K, _LINE_K, _BLOCK_K, _INLINE_K, _TEXTAREA_K, _SVG_K = range(7)
-_TEXT, _COLLAPSIBLE, _NEWLINE = 0, 1, 2
 
 
 class _Ctx(NamedTuple):
@@ -240,10 +252,13 @@ class _Walker:
         self.details: set[int] = set()
         self.summaries: set[int] = set()
         self.blocks: list[Block] = []
-        self.run: list[tuple[str, Chain, int, int, int]] = []  # char, chain, kind, node, region
+        self.run: list[tuple[str, str, Chain, int, int]] = []  # see _kept_spans
         self.node = 0
 
     def child_ctx(self, el, tag: str, style: dict[str, str], ctx: _Ctx) -> _Ctx:
+        if not (style or ctx.in_details or tag in _NEW_CTX or el.get("id") or
+                el.get("hidden") is not None):
+            return ctx  # a plain element changes nothing (most of a page; speed)
         chain = ctx.chain
         el_id = el.get("id") or None
         until_found = (el.get("hidden") or "").strip().lower() == "until-found"
@@ -276,7 +291,7 @@ class _Walker:
         inner = self.child_ctx(el, tag, style, ctx)
         if kind == _LINE_K:
             self.node += 1
-            self.run.append(("\n", ctx.chain, _NEWLINE, self.node, ctx.region))
+            self.run.append(("\n", "\n", ctx.chain, self.node, ctx.region))
         elif kind == _BREAK_K:
             self.flush(ctx.block_chain)
         elif kind == _TEXTAREA_K:
@@ -328,45 +343,91 @@ class _Walker:
     def text(self, s: str, ctx: _Ctx) -> None:
         if not ctx.visible:
             return
-        run, chain, ws = self.run, ctx.chain, ctx.ws
         self.node += 1
-        node, region = self.node, ctx.region
-        for ch in s:
-            if ch == "\r":
-                continue
-            if ch == "\n" and ws != "normal":
-                run.append(("\n", chain, _NEWLINE, node, region))
-            elif ch in " \t\n" and (ws == "normal" or (ws == "pre-line" and ch != "\n")):
-                run.append((" ", chain, _COLLAPSIBLE, node, region))
-            else:
-                run.append((ch, chain, _TEXT, node, region))
+        s = s.replace("\r", "")
+        if not s:
+            return
+        ws = ctx.ws
+        if ws == "normal":
+            s = view = s.replace("\t", " ").replace("\n", " ")
+        elif ws == "pre-line":
+            s = view = s.replace("\t", " ")
+        else:  # pre: spaces and tabs are text
+            view = s.replace(" ", "t").replace("\t", "t")
+        self.run.append((s, view, ctx.chain, self.node, ctx.region))
 
     def flush(self, block_chain: Chain, targetable: bool = True) -> None:
         """Close the current run of inline text as a Block (if it has any text)."""
-        run, self.run = self.run, []
-        out: list[tuple[str, Chain, int, int, int]] = []
-        for item in run:
-            if not out and item[2] != _TEXT:
-                continue  # leading whitespace and <br>s add nothing searchable (measured)
-            if item[2] == _COLLAPSIBLE and out[-1][2] != _TEXT:
-                continue  # collapse a whitespace run; drop it at a line start
-            if item[2] == _NEWLINE:
-                while out and out[-1][2] == _COLLAPSIBLE:
-                    out.pop()  # spaces before a forced line break are not rendered
-            out.append(item)
-        while out and out[-1][2] != _TEXT:
-            out.pop()  # trailing whitespace of the block; a final <br> adds no line (measured)
-        text = "".join(item[0] for item in out)
+        chunks, self.run = self.run, []
+        if not chunks:
+            return
+        if len(chunks) == 1:
+            whole, view = chunks[0][0], chunks[0][1]
+        else:
+            whole, view = "".join(c[0] for c in chunks), "".join(c[1] for c in chunks)
+        spans = _kept_spans(view)
+        text = whole if spans == [(0, len(whole))] else "".join(whole[a:b] for a, b in spans)
         norm, offsets = normalize_with_map(text)
         if not norm:
             return
-        segments: list[Segment] = []
-        for i, (_ch, chain, _kind, node, _region) in enumerate(out):
-            if not segments or segments[-1][2] != node:
-                segments.append((i, chain, node))
+        segments, region = _segments(chunks, spans)
         anchor = next((self.ids[s] for s in reversed(block_chain) if self.ids[s]), None)
         self.blocks.append(Block(len(self.blocks), text, norm, tuple(offsets), anchor,
-                                 tuple(segments), targetable, out[0][4]))
+                                 tuple(segments), targetable, region))
+
+
+# A run is a list of chunks, one per text node (or <br>): (text, view, chain, node, region). In
+# ``view`` a " " is a collapsible space, a "\n" a forced line break and anything else text (in
+# pre, where spaces are text, they are replaced in the view). Working per chunk with string
+# operations instead of per character is what makes the gate fast.
+_NON_TEXT = re.compile("[ \n]+")
+
+
+def _kept_spans(view: str) -> list[tuple[int, int]]:
+    """[a, b) spans of the run that render, in order, as CSS collapses white space: leading and
+    trailing whitespace and <br>s go; between two texts a whitespace run keeps its forced newlines
+    (spaces before or after a line break are not rendered), or else its first space."""
+    if "\n" not in view and "  " not in view and view[:1] != " " and view[-1:] != " ":
+        return [(0, len(view))] if view else []  # nothing to collapse (the common case)
+    spans: list[tuple[int, int]] = []
+    pos, n = 0, len(view)
+    for m in _NON_TEXT.finditer(view):
+        a, b = m.span()
+        if a > pos:
+            spans.append((pos, a))
+        pos = b
+        if a == 0 or b == n:
+            continue
+        run = m.group()
+        if "\n" in run:
+            spans.extend((a + i, a + i + 1) for i, k in enumerate(run) if k == "\n")
+        else:
+            spans.append((a, a + 1))
+    if pos < n:
+        spans.append((pos, n))
+    return spans
+
+
+def _segments(chunks: list, spans: list[tuple[int, int]]) -> tuple[list[Segment], int]:
+    """One segment per chunk with rendered text: (its first offset in the block's text, chain,
+    node); and the region of the block's first character."""
+    segments: list[Segment] = []
+    region = -1
+    out_starts, total = [], 0
+    for a, b in spans:
+        out_starts.append(total)
+        total += b - a
+    si, g0 = 0, 0
+    for text, _view, chain, node, chunk_region in chunks:
+        g1 = g0 + len(text)
+        while si < len(spans) and spans[si][1] <= g0:
+            si += 1
+        if si < len(spans) and spans[si][0] < g1:
+            if not segments:
+                region = chunk_region
+            segments.append((out_starts[si] + max(spans[si][0], g0) - spans[si][0], chain, node))
+        g0 = g1
+    return segments, region
 
 
 def read_page(html: str | bytes) -> PageText:

@@ -3,56 +3,23 @@ real default model) on 127.0.0.1, and checks every answer must pass whatever was
 
 from __future__ import annotations
 
-import http.client
 import json
 from pathlib import Path
 
 import pytest
+from support import built_site_dir
+from worker_helpers import ask_sse, parse_sse
 
-ROOT = Path(__file__).resolve().parents[2]
-DIST = ROOT / "dist"
 FORBIDDEN_IN_TEXT = ("http", "www.", "<", "[[", "#art", "://")
 ORDERS = {
     "abstained": ["sources", "abstain", "done"],
 }
 
 
-def load_entries(path: Path = DIST / "allowlist.json") -> dict[str, dict]:
-    doc = json.loads(path.read_text(encoding="utf-8"))
+def load_entries(path: Path | None = None) -> dict[str, dict]:
+    """Allowlist entries by ref (default: the allowlist of THE built site of the test run)."""
+    doc = json.loads((path or built_site_dir() / "allowlist.json").read_text(encoding="utf-8"))
     return {e["ref"]: e for e in doc["entries"]}
-
-
-def read_events(resp) -> list[tuple[str, dict]]:
-    """Parse an SSE body into (event, data) pairs (the whole body: the stream must end)."""
-    raw = resp.read().decode("utf-8")
-    out = []
-    for block in raw.split("\n\n"):
-        if not block.strip():
-            continue
-        name, data = "message", ""
-        for line in block.split("\n"):
-            if line.startswith("event: "):
-                name = line[7:]
-            elif line.startswith("data: "):
-                data += line[6:]
-        out.append((name, json.loads(data)))
-    return out
-
-
-def ask(port: int, question, timeout: float = 120) -> tuple[int, dict, object]:
-    """POST /api/ask; returns (status, headers, events list or error JSON)."""
-    body = json.dumps({"question": question}, ensure_ascii=False).encode("utf-8")
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        conn.request("POST", "/api/ask", body=body,
-                     headers={"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        headers = {k.lower(): v for k, v in resp.getheaders()}
-        if resp.status == 200:
-            return resp.status, headers, read_events(resp)
-        return resp.status, headers, json.loads(resp.read().decode("utf-8"))
-    finally:
-        conn.close()
 
 
 def assert_contract(events: list[tuple[str, dict]], entries: dict[str, dict]) -> dict:
@@ -109,11 +76,10 @@ def assert_contract(events: list[tuple[str, dict]], entries: dict[str, dict]) ->
 
 @pytest.fixture(scope="session")
 def real_state():
-    """The worker's state as `citavial serve` loads it: dist/, its index, the real model."""
-    if not (DIST / "allowlist.json").is_file():
-        pytest.fail("dist/ is not built: run `.venv/bin/citavial build`")
+    """The worker's state as `citavial serve` loads it: the built site, its index, the real
+    model."""
     from citavial.worker.serve import load_state
-    state = load_state(DIST, ask_per_minute=0, max_waiting=8)
+    state = load_state(built_site_dir(), ask_per_minute=0, max_waiting=8)
     if state.deps is None or state.deps.model is None:
         pytest.fail("the real model did not load: run `.venv/bin/citavial model-setup` "
                     f"({state.unavailable or state.deps.model_status.reason})")
@@ -130,13 +96,26 @@ def real_worker(real_state):
 
 
 @pytest.fixture(scope="session")
+def site_worker():
+    """(port, state) of the worker as `citavial serve` starts it on the built site (real index,
+    real allowlist, real HTTP server on 127.0.0.1) but without loading the model: for tests of
+    the HTTP layer, which never reaches the model."""
+    from citavial.worker.serve import ServerThread, load_state
+    state = load_state(built_site_dir(), ask_per_minute=0, max_waiting=8, load_llm=False)
+    assert state.deps is not None, state.unavailable
+    srv = ServerThread(state, threads=8).__enter__()
+    yield srv.server.effective_port, state
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
 def entries() -> dict[str, dict]:
     return load_entries()
 
 
 class _Checks:
-    ask = staticmethod(ask)
-    read_events = staticmethod(read_events)
+    ask = staticmethod(ask_sse)
+    parse_sse = staticmethod(parse_sse)
     assert_contract = staticmethod(assert_contract)
     load_entries = staticmethod(load_entries)
 

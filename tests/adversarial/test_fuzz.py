@@ -244,12 +244,12 @@ def test_allowlist_with_a_lone_surrogate_is_refused(tmp_path):
     """Regression: a lone surrogate in an entry passed the loader and broke the SSE encoder."""
     import json as _json
 
-    from support import ROOT
+    from support import built_site_dir
 
     from citavial.build.errors import BuildError as _BuildError
     from citavial.worker.allowlist import load_allowlist
 
-    doc = _json.loads((ROOT / "dist" / "allowlist.json").read_text(encoding="utf-8"))
+    doc = _json.loads((built_site_dir() / "allowlist.json").read_text(encoding="utf-8"))
     doc["entries"] = doc["entries"][:3]
     raw = _json.dumps(doc, ensure_ascii=True).replace(
         _json.dumps(doc["entries"][0]["text"], ensure_ascii=True)[1:-1][:10], "\\ud800", 1)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.adversarial, pytest.mark.slow]
+pytestmark = [pytest.mark.adversarial, pytest.mark.model, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / ".venv" / "bin" / "citavial"
 NO_NET_PROBE = ("import socket,sys\n"

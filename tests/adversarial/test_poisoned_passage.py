@@ -7,12 +7,13 @@ allowlisted passage), as JSON text the widget inserts with textContent (see the 
 
 from __future__ import annotations
 
-import http.client
 import json
 from dataclasses import replace
 from pathlib import Path
 
+import httpx
 import pytest
+from support import built_site_dir
 from worker_helpers import SCRIPTED_STATUS, FixedRetriever
 
 from citavial.worker.allowlist import load_allowlist
@@ -46,8 +47,7 @@ def poisoned_state(model, prompt, status, threshold=0.6) -> WorkerState:
     allow = load_allowlist(POISONED)
     deps = Deps(FixedRetriever(allow, REFS), allow, prompt, model, status,
                 Calibration(gate=None, support_threshold=threshold, calibrated=False))
-    dist = Path(__file__).resolve().parents[2] / "dist"
-    return WorkerState(dist_dir=dist, deps=deps, ask_limiter=RateLimiter(0, 1),
+    return WorkerState(dist_dir=built_site_dir(), deps=deps, ask_limiter=RateLimiter(0, 1),
                        slot=InferenceSlot(4))
 
 
@@ -74,8 +74,9 @@ def check_inert(events, chk):
     for s, text in said.items():
         if "ignora" in text.lower():
             assert s in retracted, (s, text)
-        if name == "token" and "cite" in data:
-            assert 1 <= data["cite"] <= len(events[0][1]["sources"])
+    n_sources = len(next(d["sources"] for n, d in events if n == "sources"))
+    cites = [d["cite"] for n, d in events if n == "token" and "cite" in d]
+    assert all(1 <= c <= n_sources for c in cites), (cites, n_sources)
     urls = [c["url"] for n, d in events if n == "citations" for c in d["citations"]]
     assert all(u in {e["url"] for e in entries.values()} for u in urls)
     return done
@@ -126,18 +127,14 @@ def test_poisoned_quote_reaches_clients_only_as_json_text(chk):
     srv = ServerThread(poisoned_state(None, prompt, replace(SCRIPTED_STATUS, loaded=False,
                                                             reason="no model"))).__enter__()
     try:
-        conn = http.client.HTTPConnection("127.0.0.1", srv.server.effective_port, timeout=15)
-        conn.request("POST", "/api/ask", json.dumps({"question": "auriculares"}),
-                     {"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        raw = resp.read().decode("utf-8")
-        assert resp.headers["Content-Type"].startswith("text/event-stream")
+        resp = httpx.post(f"http://127.0.0.1:{srv.server.effective_port}/api/ask",
+                          json={"question": "auriculares"}, timeout=15, trust_env=False)
     finally:
         srv.stop()
-    events = [line for line in raw.split("\n") if line]
-    assert all(line.startswith(("event: ", "data: ")) for line in events), events
-    cites = [json.loads(line[6:]) for line in events if line.startswith("data: ")
-             and '"citations"' in line and '"extractive"' in line][0]
+    assert resp.headers["Content-Type"].startswith("text/event-stream")
+    lines = [line for line in resp.text.split("\n") if line]
+    assert all(line.startswith(("event: ", "data: ")) for line in lines), lines
+    cites = [d for n, d in chk.parse_sse(resp.text) if n == "citations" and d["extractive"]][0]
     assert "<script>window.__pwned=1</script>" in cites["citations"][0]["quote"]
     assert cites["citations"][0]["quote"] == load_allowlist(POISONED).get(REFS[0]).text
 

@@ -74,8 +74,8 @@ BAD_BODIES = [
 
 
 @pytest.mark.parametrize("body, headers, expected, words", BAD_BODIES)
-def test_bad_bodies_get_4xx_in_the_error_shape(real_worker, body, headers, expected, words):
-    port, _ = real_worker
+def test_bad_bodies_get_4xx_in_the_error_shape(site_worker, body, headers, expected, words):
+    port, _ = site_worker
     status, _, raw = request(port, "POST", "/api/ask", body, headers)
     assert words in assert_error_shape(status, raw, expected)
 
@@ -90,8 +90,8 @@ def test_bad_bodies_get_4xx_in_the_error_shape(real_worker, body, headers, expec
     pytest.param("POST", "/api/search", 405, id="POST-search"),
     pytest.param("GET", "/api/nothing", 404, id="unknown-endpoint"),
 ])
-def test_wrong_methods_and_paths(real_worker, method, path, expected):
-    port, _ = real_worker
+def test_wrong_methods_and_paths(site_worker, method, path, expected):
+    port, _ = site_worker
     status, headers, raw = request(port, method, path)
     message = assert_error_shape(status, raw, expected)
     if expected == 405:
@@ -104,8 +104,8 @@ def test_wrong_methods_and_paths(real_worker, method, path, expected):
     pytest.param("DELETE", "/api/ask", "POST", id="DELETE-ask"),
     pytest.param("POST", "/api/search", "GET", id="POST-search"),
 ])
-def test_405_names_the_allowed_methods(real_worker, method, path, allow):
-    port, _ = real_worker
+def test_405_names_the_allowed_methods(site_worker, method, path, allow):
+    port, _ = site_worker
     status, headers, _ = request(port, method, path)
     assert status == 405 and allow in headers.get("allow", ""), headers
 
@@ -119,8 +119,8 @@ def test_405_names_the_allowed_methods(real_worker, method, path, allow):
     pytest.param("/api/search?q=hola%00que", "control character", id="search-nul"),
     pytest.param("/api/search?q=%FF%FE%FD", "", id="search-invalid-utf8"),
 ])
-def test_bad_search_arguments(real_worker, query, words):
-    port, _ = real_worker
+def test_bad_search_arguments(site_worker, query, words):
+    port, _ = site_worker
     status, _, raw = request(port, "GET", query)
     assert status < 500, (status, raw[:200])
     if status != 200:
@@ -130,16 +130,16 @@ def test_bad_search_arguments(real_worker, query, words):
         assert doc["ok"] is True
 
 
-def test_64kb_header_is_served_or_refused_without_5xx(real_worker):
-    port, _ = real_worker
+def test_64kb_header_is_served_or_refused_without_5xx(site_worker):
+    port, _ = site_worker
     status, _, raw = request(port, "GET", "/health", headers={"X-Big": "a" * 64 * 1024})
     assert status in (200, 400, 413, 431), status
     if status == 200:
         assert json.loads(raw)["ok"] is True
 
 
-def test_1mb_of_headers_is_refused_and_the_server_stays_up(real_worker):
-    port, _ = real_worker
+def test_1mb_of_headers_is_refused_and_the_server_stays_up(site_worker):
+    port, _ = site_worker
     sock = socket.create_connection(("127.0.0.1", port), timeout=15)
     try:
         head = b"GET /health HTTP/1.1\r\nHost: x\r\n" + b"".join(
@@ -158,9 +158,9 @@ def test_1mb_of_headers_is_refused_and_the_server_stays_up(real_worker):
     assert status == 200
 
 
-def test_slow_partial_request_does_not_block_others(real_worker):
+def test_slow_partial_request_does_not_block_others(site_worker):
     """A client that sends half a request and stalls holds no worker thread hostage."""
-    port, _ = real_worker
+    port, _ = site_worker
     stalled = [socket.create_connection(("127.0.0.1", port), timeout=15) for _ in range(10)]
     try:
         for s in stalled:
@@ -251,8 +251,8 @@ def test_full_queue_gives_503_with_retry_after(scripted_server):
     pytest.param("null", True, id="file-origin-null"),
     pytest.param("http://127.0.0.1:9999", True, id="other-local-port"),
 ])
-def test_cors_only_for_local_origins(real_worker, origin, allowed):
-    port, _ = real_worker
+def test_cors_only_for_local_origins(site_worker, origin, allowed):
+    port, _ = site_worker
     status, headers, _ = request(port, "OPTIONS", "/api/ask", headers={
         "Origin": origin, "Access-Control-Request-Method": "POST"})
     assert status == 204
@@ -268,8 +268,8 @@ def test_cors_only_for_local_origins(real_worker, origin, allowed):
     pytest.param("//etc/passwd", id="double-slash-absolute"),
     pytest.param("/%2fetc%2fpasswd", id="encoded-absolute"),
 ])
-def test_static_files_do_not_escape_dist(real_worker, path):
-    port, _ = real_worker
+def test_static_files_do_not_escape_dist(site_worker, path):
+    port, _ = site_worker
     sock = socket.create_connection(("127.0.0.1", port), timeout=15)
     try:   # raw request line: no client-side normalisation of the path
         sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())

@@ -14,12 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support import built_site_dir
 
 from citavial.worker.serve import ServerThread, load_state
 
 pytestmark = pytest.mark.adversarial
-ROOT = Path(__file__).resolve().parents[2]
-DIST = ROOT / "dist"
 
 
 def get(port, path, method="GET", body=None):
@@ -41,9 +40,9 @@ def small_dist(tmp_path: Path) -> Path:
     """What the worker reads of dist/: allowlist.json, index/ and one page."""
     out = tmp_path / "dist"
     out.mkdir()
-    shutil.copy2(DIST / "allowlist.json", out / "allowlist.json")
-    shutil.copy2(DIST / "index.html", out / "index.html")
-    shutil.copytree(DIST / "index", out / "index")
+    shutil.copy2(built_site_dir() / "allowlist.json", out / "allowlist.json")
+    shutil.copy2(built_site_dir() / "index.html", out / "index.html")
+    shutil.copytree(built_site_dir() / "index", out / "index")
     return out
 
 
@@ -62,7 +61,7 @@ def truncated(tmp_path, name):
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.model   # the real GGUF, truncated or missing, in llama.cpp
 @pytest.mark.parametrize("make, words", [
     pytest.param(lambda t: t / "absent.gguf", "model file not found", id="missing"),
     pytest.param(lambda t: truncated(t, "gemma-3-270m-q4_k_m.gguf"), "corrupt: sha256",
@@ -74,7 +73,7 @@ def truncated(tmp_path, name):
 ])
 def test_bad_model_gives_extractive_only_worker(tmp_path, chk, entries, make, words):
     path = make(tmp_path)
-    state = load_state(DIST, ask_per_minute=0, model_path=path)
+    state = load_state(built_site_dir(), ask_per_minute=0, model_path=path)
     assert state.deps is not None and state.deps.model is None
     srv, port = serve(state)
     try:

@@ -6,8 +6,10 @@ injected into the widget."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
+from support import built_site_dir
 from worker_helpers import SCRIPTED_STATUS, FixedRetriever
 
 from citavial.worker.allowlist import load_allowlist
@@ -20,7 +22,6 @@ from citavial.worker.serve import ServerThread
 
 pytestmark = [pytest.mark.adversarial, pytest.mark.browser]
 POISONED = Path(__file__).parent / "data" / "poisoned-allowlist.json"
-DIST = Path(__file__).resolve().parents[2] / "dist"
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
 PAYLOADS = ["<img src=x onerror=window.__pwned=1>", "<script>window.__pwned=1</script>",
             "<svg onload=window.__pwned=1>", "\"><iframe src=javascript:window.__pwned=1>"]
@@ -37,8 +38,9 @@ class Scripted:
 def ask_in_widget(browser, base: str, question: str):
     ctx = browser.new_context()
     page = ctx.new_page()
-    dialogs = []
+    dialogs, requests = [], []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{base}/index.html")
     page.click("#citavial-chat .cv-toggle")
     page.wait_for_function("document.querySelector('#citavial-chat .cv-status')"
@@ -61,6 +63,7 @@ def ask_in_widget(browser, base: str, question: str):
     }""")
     ctx.close()
     state["dialogs"] = dialogs
+    state["off_site"] = [u for u in requests if not u.startswith(base + "/")]
     return state
 
 
@@ -68,6 +71,7 @@ def assert_inert(state):
     assert state["pwned"] == "undefined", state
     assert state["injected"] == 0 and state["onattrs"] == 0, state
     assert state["badHrefs"] == [] and not state["dialogs"], state
+    assert state["off_site"] == [], state   # the widget talks to its own worker only
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +96,7 @@ def poisoned_site(model_pieces):
     deps = Deps(FixedRetriever(allow, REFS), allow, prompt,
                 Scripted(model_pieces) if model_pieces else None, SCRIPTED_STATUS,
                 Calibration(gate=None, support_threshold=0.6, calibrated=False))
-    state = WorkerState(dist_dir=DIST, deps=deps, ask_limiter=RateLimiter(0, 1),
+    state = WorkerState(dist_dir=built_site_dir(), deps=deps, ask_limiter=RateLimiter(0, 1),
                         slot=InferenceSlot(4))
     return ServerThread(state).__enter__()
 
@@ -111,6 +115,10 @@ def test_model_output_and_content_payloads_are_inert(adv_browser, pieces):
     finally:
         srv.stop()
     assert_inert(state)
+    # every link the widget made is a citation's deep link (on this site) or its BOE source
+    entries = load_allowlist(POISONED).entries.values()
+    allowed = {urljoin(srv.url + "/", e.url) for e in entries} | {e.source_url for e in entries}
+    assert state["hrefs"] and set(state["hrefs"]) <= allowed, (state["hrefs"], allowed)
     # the poisoned quote, label and licence are on screen as text (proof they were rendered)
     assert "<script>window.__pwned=1</script>" in state["text"]
     assert "<img src=x onerror=window.__pwned=1>" in state["text"]

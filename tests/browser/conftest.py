@@ -64,14 +64,9 @@ def page(browser):
 
 
 @pytest.fixture(scope="session")
-def served_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """A real `citavial build` of the whole site, served on 127.0.0.1: (dist dir, base URL)."""
-    from support import AS_OF, CORPUS, SITE_SRC
-
-    from citavial.build.pipeline import build_site
-
-    out = tmp_path_factory.mktemp("served") / "dist"
-    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
+def served_site(built_site: Path) -> Iterator[tuple[Path, str]]:
+    """THE built site (tests/conftest.py: built_site), served on 127.0.0.1: (dist, base URL)."""
+    out = built_site
     server = ThreadingHTTPServer(("127.0.0.1", 0),
                                  functools.partial(_QuietHandler, directory=str(out)))
     thread = threading.Thread(target=server.serve_forever, name="site-http", daemon=True)

@@ -16,7 +16,7 @@ import pytest
 
 from citavial.worker.serve import ServerThread, load_state
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 QUESTION = "¿Se puede conducir con auriculares?"
 WIDGET_TAGS = ('id="citavial-chat"', "static/chat.js", "static/chat.css")
 

@@ -2,41 +2,21 @@
 
 Every guide citation, every practice explanation link and a deterministic sample of allowlist
 deep links (all kinds: exact, range, context, id-only; tables; annexes; accents) are opened in
-Debian's Chromium as fresh navigations. For each, the element Chromium targets
-(``:target.closest('[id]')``) must be the intended passage, scrolled into view, and the Python
-matcher (build/fragments) must name the same element. A fabricated directive must land nowhere.
-The outcome is written to golden/reports/browser-links.json (shown on the "Por qué" page).
+Debian's Chromium as fresh navigations (tests/link_check.py). For each, the element Chromium
+targets (``:target.closest('[id]')``) must be the intended passage, scrolled into view, and the
+Python matcher (build/fragments) must name the same element. A fabricated directive must land
+nowhere.
 
-Completion is detected without sleeping: each URL carries a second directive for the footer's
-disclaimer (#aviso). Chromium targets the first directive that matches, so #aviso means "the
-link's own directive matched nothing".
+The test's report goes to a temporary file. The committed golden/reports/browser-links.json (shown
+on the "Por qué" page) is regenerated only on purpose, by tests/bench/report_browser_links.py.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from datetime import date
-from urllib.parse import unquote
-
 import pytest
-from lxml import html as lhtml
-from support import AS_OF, ROOT
-
-from citavial.build.fragments import match_directive, parse_fragment, read_page
+from link_check import check_links, open_link, python_target, write_report
 
 pytestmark = pytest.mark.browser
-
-SENTINEL = "text=citavial%20no%20es%20una%20publicaci%C3%B3n%20oficial"
-REPORT = ROOT / "golden" / "reports" / "browser-links.json"
-SAMPLE = 240
-
-_READ = """() => {
-  const t = document.querySelector(':target');
-  if (!t) return null;
-  const c = t.closest('[id]'), r = t.getBoundingClientRect();
-  return {id: c ? c.id : '', inView: r.bottom > 0 && r.top < innerHeight};
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -44,72 +24,14 @@ def site(served_site):
     return served_site
 
 
-def open_link(page, base: str, url: str) -> dict | None:
-    """Navigate freshly to ``url``; return Chromium's target id and visibility."""
-    has_text = ":~:" in url
-    full = f"{base}/{url}" + (f"&{SENTINEL}" if has_text else "")
-    page.goto("about:blank")
-    page.goto(full)
-    page.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
-    return page.evaluate(_READ)
-
-
-def python_target(site_dir, url: str) -> str | None:
-    """What the Python model says the link selects (the id-only fallback: the element)."""
-    name, frag = url.split("#", 1)
-    element_id, directives = parse_fragment(frag)
-    if not directives:
-        return unquote(element_id)
-    m = match_directive(read_page((site_dir / name).read_bytes()), directives[0])
-    return None if m is None else m.target
-
-
-def _sample(entries: list[dict]) -> list[dict]:
-    """Deterministic: every kind that is rare in full, plus an even stride over the rest."""
-    rare = [e for e in entries if e["directive"] in ("context", "anchor")]
-    tables = [e for e in entries if "table" in e.get("kind", "") or e["ref"] == "RD-1428/2003#art48.1.a"]
-    rest = [e for e in entries if e not in rare]
-    step = max(1, len(rest) // SAMPLE)
-    picked = {e["ref"]: e for e in rare + tables + rest[::step]}
-    return [picked[r] for r in sorted(picked)]
-
-
-def _guide_links(site_dir) -> list[tuple[str, str]]:
-    out = []
-    for path in sorted(site_dir.glob("guia-*.html")):
-        for a in lhtml.fromstring(path.read_bytes()).xpath("//a[@class='chip']"):
-            out.append((path.name, a.get("href")))
-    return out
-
-
-def test_links_land_on_their_passage(site, page):
+def test_links_land_on_their_passage(site, page, tmp_path):
     site_dir, base = site
-    allow = json.loads((site_dir / "allowlist.json").read_text())["entries"]
-    bank = json.loads((site_dir / "practice-bank.json").read_text())["questions"]
-    cases = [(f"allowlist {e['ref']} ({e['directive']})", e["url"], e["anchor"])
-             for e in _sample(allow)]
-    cases += [(f"{name} chip", href, None) for name, href in _guide_links(site_dir)]
-    cases += [(f"practice {q['id']}", q["url"], None) for q in bank]
-    assert len([c for c in cases if c[0].startswith("allowlist")]) >= 200
-    failures, kinds = [], {}
-    for label, url, intended in cases:
-        expected = intended or python_target(site_dir, url)
-        got = open_link(page, base, url)
-        py = python_target(site_dir, url)
-        ok = (got is not None and got["id"] == expected == py and got["inView"]
-              and expected not in (None, "aviso"))
-        if intended is None:  # a quote's link must land inside a passage, never on chrome
-            ok = ok and bool(re.match(r"^(art|anexo|rd-|d[aftd])", expected or ""))
-        if not ok:
-            failures.append(f"{label}: {url} → chromium {got}, python {py}, intended {expected}")
-        kind = label.split(" ")[0]
-        kinds[kind] = kinds.get(kind, 0) + 1
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text(json.dumps({
-        "date": date.today().isoformat(), "as_of": AS_OF.isoformat(), "checked": len(cases),
-        "failed": len(failures), "by_source": kinds, "browser": page.context.browser.version,
-        "failures": failures}, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
-    assert not failures, "\n".join(failures[:20])
+    report = check_links(site_dir, base, page)
+    write_report(tmp_path / "browser-links.json", report)   # for a look after a failure
+    assert report["by_source"]["allowlist"] >= 200
+    assert report["checked"] == sum(report["by_source"].values())
+    assert report["failed"] == len(report["failures"])
+    assert not report["failures"], "\n".join(report["failures"][:20])
 
 
 @pytest.mark.parametrize("fragment", [
