@@ -215,3 +215,65 @@ WORDS = re.compile(r"[^\W\d_]{2,}")
 
 # Control characters (C0, DEL, C1) and unpaired surrogates are refused in a question.
 QUESTION_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+# --- reading a question (worker/question.py, on folded text where noted) -------------------------
+
+# A pasted option on its own line: "a) Sí.", "B. No, salvo…", "c)Nunca".
+OPTION_LINE = re.compile(r"^([a-dA-D])\s*[).]\s*(\S.*)$")
+# Options run together on one line: "… a) 120 km/h b) 100 km/h c) 90 km/h" (split keeps letters).
+OPTION_INLINE = re.compile(r"(?:^|\s)([a-dA-D])\)\s+")
+# Folded question asking for a number: a speed, distance, age, time, amount or count.
+Q_NUMBER = re.compile(
+    r"\b(?:cuant[oa]s?|a que velocidad|que velocidad|velocidad maxima|velocidad minima|"
+    r"que distancia|distancia (?:minima|de seguridad)|a cuantos|cuantos? (?:metros|kilometros|"
+    r"km|anos|dias|horas|personas|ocupantes|plazas|centimetros)|que edad|edad minima|"
+    r"tasa de alcohol|limite de (?:velocidad|alcohol)|no (?:podra|debe|puede) superar|"
+    r"(?:superar|rebasar) (?:los|las)?\.\.\.|hasta (?:que|cuantos))")
+# Folded question about an exception or a universal claim ("¿siempre?", "en ningún caso").
+Q_EXCEPTION = re.compile(
+    r"\b(?:salvo|excepto|excepcion(?:es)?|siempre|nunca|en ningun caso|en todo caso|"
+    r"como norma general|alguna vez|hay alguna|solo|unicamente|sin excepcion)\b")
+# Folded yes/no question: permission, prohibition, obligation.
+Q_YESNO = re.compile(
+    r"(?:^|¿)\s*(?:se puede|puedo|puede|podra|podemos|es obligatorio|esta permitido|"
+    r"esta prohibido|se permite|se prohibe|debe|debo|hay que|tengo que|tiene que|es correct[oa]|"
+    r"es legal|esta bien|estoy obligado)\b")
+
+# --- choosing the answer span (worker/span.py) ---------------------------------------------------
+
+# Where a passage splits into clauses a student can read alone: after ". ", "; " or ": " that is
+# followed by a capital, a letter designator or a digit — not in "art. 48" or "3.500".
+CLAUSE_BREAK = re.compile(r"(?<=[.;:])\s+(?=[A-ZÁÉÍÓÚÑ¿(]|[a-zñ]\)\s|\d+\.[ºª]?\s)")
+# Folded words that carry a rule's force: emphasised in an answer.
+RULE_WORDS = re.compile(
+    r"\b(?:prohibid[oa]s?|se prohibe|queda prohibid[oa]|prohibe|no podran?|no deberan?|"
+    r"deberan?|obligatori[oa]s?|estan? obligad[oa]s?|podran?|salvo|excepto|en ningun caso)\b")
+# A number with its unit, emphasised in an answer: "120 km/h", "1,5 metros", "3.500 kg", "0,5".
+NUMBER_WITH_UNIT = re.compile(
+    r"\d+(?:[.,]\d+)*(?:\s*(?:km/h|kilómetros por hora|kilómetros|metros|m|cm|kg|toneladas|"
+    r"gramos por litro|miligramos por litro|g/l|mg/l|años|horas|minutos|segundos|por ciento|%))?")
+# Folded text of an exception clause inside a passage ("salvo …", "excepto …", "no obstante").
+EXCEPTION_WORDS = re.compile(r"\b(?:salvo|excepto|exceptuan?|excepcion|no obstante|sin perjuicio)\b")
+
+# --- other norms (worker/decide.py, on folded text) ----------------------------------------------
+
+OTHER_POINTS = re.compile(r"\bpuntos?\b.*\b(?:carne|permiso|pierd|perder|quit|recuper|novel)|"
+                          r"\b(?:pierd|perder|quit|recuper)\w*\b.*\bpuntos?\b|permiso por puntos|"
+                          r"curso de (?:recuperacion|sensibilizacion)|saldo de puntos")
+OTHER_FINES = re.compile(r"\b(?:multa|multas|sancion|sanciones|euros|importe|pronto pago|"
+                         r"descuento del 50|recurrir|recurso|prescrib|infraccion (?:leve|grave)"
+                         r"\w* .*(?:cuesta|euros|multa)|embargo)\b")
+OTHER_LICENCE = re.compile(r"\b(?:sacar(?:me|se)? el (?:carne|permiso)|obtener el (?:carne|permiso)|"
+                           r"renovar el (?:carne|permiso)|renovacion del (?:carne|permiso)|"
+                           r"permiso de conduccion|carne de conducir|permiso de conducir|"
+                           r"clase (?:b|a1|a2|am|c|d)\b|edad (?:minima )?para (?:conducir|sacar|obtener)|"
+                           r"autoescuela|examen (?:teorico|practico)|canjear|canje|licencia de "
+                           r"conduccion|conductor novel|permiso b\b|carne b\b|\bl\b de novel)")
+OTHER_VEHICLES = re.compile(r"\b(?:itv|inspeccion tecnica|matricul\w*|transferencia|cambio de "
+                            r"titular|permiso de circulacion|ficha tecnica|etiqueta (?:ambiental|"
+                            r"eco|cero|b|c)|distintivo ambiental|baja del vehiculo|homologa\w*|"
+                            r"certificado de caracteristicas)\b")
+OTHER_INSURANCE = re.compile(r"\b(?:seguro obligatorio|aseguradora|poliza|seguro del coche|"
+                             r"seguro a terceros|todo riesgo|consorcio de compensacion|sin seguro)\b")
+OTHER_PENAL = re.compile(r"\b(?:codigo penal|delito|carcel|prision|pena de|antecedentes penales|"
+                         r"juicio rapido)\b")

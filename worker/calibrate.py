@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import date
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -135,32 +135,83 @@ def calibrate_support(labels: list[dict], allowlist) -> dict:
             "recall": round(tp / max(sum(truth for _, truth in kept), 1), 4)}
 
 
-def calibrate(golden: Path, labels: Path, dist_dir: Path) -> str:
-    from citavial.build.index.retriever import load_retriever
+FEATURES = ("lexical_top", "bm25_top", "bm25_norm", "terms_known", "hooks_lex_top",
+            "span_score", "other_norm")
+FLOOR_PURITY = 0.9   # below the floor, this share of dev questions must be unanswerable
+
+
+def features_of(golden: Path, dist_dir: Path) -> tuple[list, np.ndarray, np.ndarray, str]:
+    """Gate inputs and labels of the golden DEV split (never test), and the dev lines' hash."""
+    from citavial.build.golden import load_golden
+    from citavial.worker.answer import read
+    from citavial.worker.decide import features
+    from citavial.worker.serve import load_deps
+    deps, why, _ = load_deps(Path(dist_dir), load_llm=False)
+    if deps is None:
+        raise BuildError(str(dist_dir), f"cannot calibrate: {why}", "run `citavial build`")
+    dev = load_golden(golden, "dev")
+    if not dev:
+        raise BuildError(str(golden), "has no dev questions", "pass golden/golden-v2.jsonl")
+    uncalibrated = replace(deps, calibration=replace(deps.calibration, gate=None))
+    x, y = [], []
+    for q in dev:
+        r = read(q.question, uncalibrated, deps.reader)
+        f = features(dict(r.result.evidence), None if r.span is None else r.span.score,
+                     r.decision.norm)
+        x.append([float(f.get(n, 0.0)) for n in FEATURES])
+        y.append(1.0 if q.kind == "positive" else 0.0)
+    digest = hashlib.sha256("\n".join(json.dumps([q.id, q.question, q.kind], ensure_ascii=False)
+                                      for q in dev).encode()).hexdigest()
+    return dev, np.array(x), np.array(y), digest
+
+
+def floor_of(scores: np.ndarray, y: np.ndarray, threshold: float) -> float:
+    """The largest score below ``threshold`` under which ≥ FLOOR_PURITY of dev questions are
+    unanswerable: there the answer is "not regulated" rather than "not sure"."""
+    best = float(scores.min()) - 1.0
+    for t in np.sort(np.unique(scores[scores < threshold])):
+        below = scores < t
+        if below.any() and float((y[below] == 0).mean()) >= FLOOR_PURITY:
+            best = float(t)
+    return best
+
+
+def calibrate(golden: Path, labels: Path, dist_dir: Path, out: Path = PATH) -> str:
     from citavial.worker.allowlist import load_allowlist
     allow = load_allowlist(Path(dist_dir) / "allowlist.json")
-    retriever = load_retriever(dist_dir)
-    items = read_jsonl(golden)
-    results = [retriever.search(g["question"], 4) for g in items]
-    names = [n for n, _ in results[0].evidence]
-    x = np.array([[dict(r.evidence)[n] for n in names] for r in results], dtype=np.float64)
-    y = np.array([1.0 if g["kind"] == "positive" else 0.0 for g in items])
+    dev, x, y, digest = features_of(golden, dist_dir)
     gate = fit_gate(x, y)
+    z = ((x - np.array(gate["mean"])) / np.array(gate["scale"])) @ np.array(gate["weights"]) \
+        + gate["bias"]
+    floor = floor_of(z, y, gate["threshold"])
     cv = cross_validate(x, y)
     sup = calibrate_support(read_jsonl(labels), allow)
-    doc = {"schema": SCHEMA, "created": date.today().isoformat(),
-           "index_version": results[0].index_version, "backend": results[0].backend,
-           "golden": {"file": Path(golden).name, "sha256": hashlib.sha256(
-               Path(golden).read_bytes()).hexdigest(), "positives": int(y.sum()),
-               "negatives": int(len(y) - y.sum())},
-           "gate": {"features": names, **{k: gate[k] for k in ("mean", "scale", "weights",
-                                                              "bias", "threshold")}},
-           "report": {"gate_fit": gate["fit"], "gate_cv": cv, "support": sup},
+    doc = {"schema": SCHEMA, "index_version": _index_version(dist_dir),
+           "golden": {"file": Path(golden).name, "split": "dev", "dev_sha256": digest,
+                      "positives": int(y.sum()), "negatives": int(len(y) - y.sum())},
+           "gate": {"features": list(FEATURES), **{k: gate[k] for k in (
+               "mean", "scale", "weights", "bias", "threshold")}, "floor": floor},
+           "report": {"gate_fit_in_sample": gate["fit"], "gate_cv": cv, "support": sup},
            "support": {"threshold": sup["threshold"]}}
-    write_text(PATH, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    return (f"calibrated on {len(items)} golden questions ({int(y.sum())} positive): gate "
-            f"{len(names)} features, fit FA {gate['fit']['false_abstention']:.3f} / MA "
-            f"{gate['fit']['missed_abstention']:.3f}, {FOLDS}-fold CV FA "
-            f"{cv['false_abstention']:.3f} / MA {cv['missed_abstention']:.3f}; support threshold "
-            f"{sup['threshold']} on {sup['n']} labelled sentences (accuracy {sup['accuracy']}, "
-            f"precision {sup['precision']}, recall {sup['recall']}) → {PATH}")
+    write_text(Path(out), json.dumps(_rounded(doc), indent=1, ensure_ascii=False) + "\n")
+    return (f"calibrated on the dev split ({len(dev)} questions, {int(y.sum())} answerable): "
+            f"gate over {len(FEATURES)} features, in-sample FA "
+            f"{gate['fit']['false_abstention']:.3f} / MA {gate['fit']['missed_abstention']:.3f},"
+            f" {FOLDS}-fold CV FA {cv['false_abstention']:.3f} / MA "
+            f"{cv['missed_abstention']:.3f}; support threshold {sup['threshold']} on {sup['n']} "
+            f"labelled sentences → {out}")
+
+
+def _index_version(dist_dir: Path) -> str:
+    manifest = json.loads((Path(dist_dir) / "index" / "manifest.json").read_text("utf-8"))
+    return str(manifest["version"])
+
+
+def _rounded(obj):
+    if isinstance(obj, float):
+        return round(obj, 6)
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_rounded(v) for v in obj]
+    return obj

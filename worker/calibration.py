@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citavial.build.errors import BuildError
+from citavial.worker.decide import Thresholds
 from citavial.worker.gate import GateModel
 
 PATH = Path(__file__).resolve().parent / "calibration.json"  # package data
-SCHEMA = "citavial-worker-calibration/1"
+SCHEMA = "citavial-worker-calibration/2"
 DEFAULT_SUPPORT = 0.6
 
 
@@ -26,6 +27,11 @@ class Calibration:
     calibrated: bool
     index_version: str | None = None
     report: dict = field(default_factory=dict)   # figures of the fit, shown by /health
+    floor: float = float("-inf")   # below it: "not regulated" rather than "unsure"
+
+    @property
+    def thresholds(self) -> Thresholds | None:
+        return None if self.gate is None else Thresholds(self.gate.threshold, self.floor)
 
     def __repr__(self) -> str:
         return f"Calibration(gate={self.gate}, support≥{self.support_threshold})"
@@ -50,6 +56,7 @@ def load_calibration(path: Path = PATH) -> Calibration:
             weights=tuple(g["weights"]), bias=float(g["bias"]), threshold=float(g["threshold"]))
         return Calibration(gate=gate, support_threshold=float(doc["support"]["threshold"]),
                            calibrated=True, index_version=doc.get("index_version"),
-                           report=doc.get("report", {}))
+                           report=doc.get("report", {}),
+                           floor=float(g["floor"]) if g is not None else float("-inf"))
     except (KeyError, TypeError, ValueError) as err:
         raise BuildError(str(path), f"is not a valid calibration ({err!r})", fix) from None

@@ -28,7 +28,11 @@ def add_parsers(subparsers) -> None:
     s.add_argument("--rate", type=float, default=20,
                    help="questions per minute per client (0 = unlimited)")
     s.add_argument("--queue", type=int, default=4, help="answers that may wait for the model")
-    s.add_argument("--no-model", action="store_true", help="extractive answers only")
+    s.add_argument("--no-model", action="store_true",
+                   help="never load the language model (the default answer path does not use it)")
+    s.add_argument("--model-lead", action="store_true",
+                   help="let the model phrase a one-line lead above the extractive answer "
+                        "(off by default: it did not help on the dev split)")
     s.set_defaults(func=_cmd_serve)
 
     a = subparsers.add_parser("ask", help="answer a question (or a file of them) and exit")
@@ -37,7 +41,10 @@ def add_parsers(subparsers) -> None:
     a.add_argument("--batch", type=Path, metavar="FILE",
                    help="one question per line in; one JSON object per line out")
     a.add_argument("--dist", type=Path, default=DIST)
-    a.add_argument("--no-model", action="store_true", help="extractive answers only")
+    a.add_argument("--no-model", action="store_true",
+                   help="never load the language model (the default answer path does not use it)")
+    a.add_argument("--model-lead", action="store_true",
+                   help="let the model phrase a one-line lead above the extractive answer")
     a.set_defaults(func=_cmd_ask)
 
     m = subparsers.add_parser("model-setup",
@@ -47,7 +54,8 @@ def add_parsers(subparsers) -> None:
 
     c = subparsers.add_parser("calibrate", help="fit the abstention gate and support threshold "
                               "on the golden set → worker/calibration.json")
-    c.add_argument("--golden", type=Path, default=paths.GOLDEN / "golden-v1.jsonl")
+    c.add_argument("--golden", type=Path, default=paths.GOLDEN / "golden-v2.jsonl",
+                   help="golden file; only its dev split is read")
     c.add_argument("--labels", type=Path, default=Path(__file__).resolve().parent / "support-labels.jsonl")
     c.add_argument("--dist", type=Path, default=DIST)
     c.set_defaults(func=_cmd_calibrate)
@@ -56,7 +64,7 @@ def add_parsers(subparsers) -> None:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from citavial.worker.serve import serve
     serve(args.dist, host=args.host, port=args.port, ask_per_minute=args.rate,
-          max_waiting=args.queue, load_llm=not args.no_model)
+          max_waiting=args.queue, load_llm=not args.no_model, model_lead=args.model_lead)
     return 0
 
 
@@ -81,7 +89,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     if bool(args.question) == bool(args.batch):
         print("citavial ask: give either a question or --batch FILE", file=sys.stderr)
         return 2
-    deps, why, _ = load_deps(args.dist, load_llm=not args.no_model)
+    deps, why, _ = load_deps(args.dist, load_llm=not args.no_model, model_lead=args.model_lead)
     if deps is None:
         print(f"citavial ask: cannot answer: {why}", file=sys.stderr)
         return 1
@@ -122,12 +130,15 @@ def _batch(path: Path, deps) -> int:
 
 
 def _public(record: dict) -> dict:
-    """The documented CLI record: answered, abstain_reason, text, citations, latencies, model."""
+    """The documented CLI record (worker/README.md, "citavial ask --json")."""
     return {
-        "answered": record["answered"], "mode": record["mode"],
-        "abstain_reason": record["abstain_reason"], "text": record["text"],
-        "citations": [{"n": c["n"], "ref": c["ref"], "url": c["url"], "quote": c["quote"]}
-                      for c in record["citations"]],
+        "answered": record["answered"], "outcome": record["outcome"], "mode": record["mode"],
+        "kind": record["kind"], "text": record["text"], "answer": record["answer"],
+        "message": record["message"], "norm": record["norm"],
+        "citations": [{k: c[k] for k in ("n", "ref", "label", "url", "quote", "span", "span_url")
+                       if k in c} for c in record["citations"]],
+        "passages": [{k: c[k] for k in ("n", "ref", "label", "url", "quote")}
+                     for c in record["passages"]],
         "retracted": len(record["retractions"]), "latencies": record["latencies"],
         "model": record["model"], "prompt": record["prompt"],
         "index_version": record["index_version"],
@@ -135,12 +146,16 @@ def _public(record: dict) -> dict:
 
 
 def _print_human(record: dict) -> None:
-    if record["mode"] == "abstained":
-        print(f"(sin respuesta: {record['abstain_reason']}) {record['message']}")
+    if not record["answered"]:
+        print(record["message"])
+        if record["norm"]:
+            print(f"  {record['norm']['url']}")
+        for c in record["passages"]:
+            print(f"\n[{c['n']}] {c['label']} — {c['url']}\n    «{c['quote']}»")
         return
     print(record["text"])
     for c in record["citations"]:
-        print(f"\n[{c['n']}] {c['label']} — {c['url']}\n    «{c['quote']}»")
+        print(f"\n[{c['n']}] {c['label']} — {c.get('span_url', c['url'])}\n    «{c['quote']}»")
     if record["retractions"]:
         print(f"\n({len(record['retractions'])} frase(s) retirada(s) por falta de respaldo)")
 

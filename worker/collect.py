@@ -3,47 +3,71 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
+
+
+def shown_text(answer: dict | None, lead: str = "") -> str:
+    """What the reader sees first, as plain text: the model's kept lead (if any), the option,
+    the lead-in, the answer's words (a table answer as row · column → value), the exception."""
+    if answer is None:
+        return lead
+    parts = [lead]
+    option = answer.get("option")
+    if option:
+        parts.append(f"{option['letter']}) {option['text']}" if option["letter"]
+                     else option["text"])
+    if answer.get("lead_in"):
+        parts.append(answer["lead_in"]["text"])
+    table = answer.get("table")
+    if table:
+        parts += [f"{c['row']} · {c['column']}: {c['value']}" + (f" {c['unit']}" if c["unit"]
+                                                                   else "")
+                  for c in table["cells"]]
+    else:
+        parts.append(answer["text"])
+    if answer.get("exception"):
+        parts.append(answer["exception"]["text"])
+    return " ".join(p for p in parts if p)
 
 
 def collect(events: Iterable[tuple[str, dict]]) -> dict:
     """The answer as one JSON-able record: what a client would show once the stream ended.
 
-    ``text`` keeps only the sentences that were not retracted, each citation written as
-    ``[n]`` (n = the source number of ``citations``); an extractive answer's text is its label.
-    """
+    ``text`` is what the reader sees first (``shown_text``); retracted lead sentences are left
+    out; ``message`` is the label of an answer or the message of an abstention."""
     sentences: dict[int, list] = {}
-    retracted: dict[int, str] = {}
-    record = {"answered": False, "mode": None, "abstain_reason": None, "message": None,
-              "text": "", "citations": [], "extractive": False, "retractions": [],
-              "sources": [], "latencies": {}, "model": None, "prompt": None,
-              "index_version": None, "guard": None, "error": None, "events": 0}
+    retracted: set[int] = set()
+    record: dict = {"answered": False, "outcome": None, "mode": None, "kind": None,
+                    "message": None, "norm": None, "text": "", "answer": None, "citations": [],
+                    "passages": [], "retractions": [], "sources": [], "latencies": {},
+                    "model": None, "prompt": None, "index_version": None, "guard": None,
+                    "error": None, "events": 0}
     for name, data in events:
         record["events"] += 1
         if name == "sources":
             record["sources"] = [s["ref"] for s in data["sources"]]
+        elif name == "answer":
+            record["answer"], record["message"] = data, data["label"]
         elif name == "token":
             parts = sentences.setdefault(data["s"], [])
-            parts.append(data["text"] if "text" in data else f" [{data['cite']}] ")
+            parts.append(data["text"] if "text" in data else "")
         elif name == "retract":
-            retracted[data["s"]] = data["reason"]
+            retracted.add(data["s"])
             record["retractions"].append({"s": data["s"], "reason": data["reason"],
                                           "support": data["support"]})
         elif name == "abstain":
-            record["abstain_reason"], record["message"] = data["reason"], data["message"]
+            record.update(outcome=data["outcome"], message=data["message"], norm=data["norm"],
+                          passages=data["passages"])
         elif name == "citations":
             record["citations"] = data["citations"]
-            record["extractive"] = data["extractive"]
-            if data["extractive"]:
-                record["message"] = data["label"]
         elif name == "error":
             record["error"] = data["error"]
         elif name == "done":
-            record.update(answered=data["answered"], mode=data["mode"],
-                          latencies=data["latency_ms"], model=data["model"],
-                          prompt=data["prompt"], index_version=data["index_version"],
-                          guard=data["guard"])
-    kept = [re.sub(r"\s+([.,;:])", r"\1", " ".join("".join(parts).split()))
-            for s, parts in sorted(sentences.items()) if s not in retracted]
-    record["text"] = record["message"] if record["extractive"] else " ".join(k for k in kept if k)
+            record.update(answered=data["answered"], mode=data["mode"], kind=data["kind"],
+                          outcome=data["outcome"], latencies=data["latency_ms"],
+                          model=data["model"], prompt=data["prompt"],
+                          index_version=data["index_version"], guard=data["guard"])
+    lead = " ".join(re.sub(r"\s+([.,;:])", r"\1", " ".join("".join(p).split()))
+                    for s, p in sorted(sentences.items()) if s not in retracted)
+    record["text"] = shown_text(record["answer"], lead.strip())
     return record

@@ -14,7 +14,7 @@ def observe(events: Iterator[tuple[str, dict]], m: Metrics) -> Iterator[tuple[st
     try:
         for name, data in events:
             if name == "abstain":
-                m.inc("citavial_abstentions_total", reason=data["reason"])
+                m.inc("citavial_abstentions_total", reason=data["outcome"])
             elif name == "retract":
                 m.inc("citavial_retractions_total", reason=data["reason"])
             elif name in ("done", "error"):

@@ -17,17 +17,21 @@ from citavial.worker.allowlist import load_allowlist
 from citavial.worker.answer import DEFAULT_K, Deps
 from citavial.worker.app import WorkerState, create_app
 from citavial.worker.calibration import load_calibration
+from citavial.worker.cite import Reader
 from citavial.worker.limits import InferenceSlot, RateLimiter
 from citavial.worker.model import load_model, model_mode
 from citavial.worker.prompts import DEFAULT_PROMPTS, PROMPTS_DIR, load_prompt
+from citavial.worker.spanlink import SpanLinker
 
 log = logging.getLogger("citavial.worker")
 WARMUP_QUESTION = "¿Cuál es la velocidad máxima en autopista?"
 
 
 def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Path | None = None,
-              load_llm: bool = True, k: int = DEFAULT_K) -> tuple[Deps | None, str, dict]:
-    """(deps, why-unavailable, index info)."""
+              load_llm: bool = True, k: int = DEFAULT_K,
+              model_lead: bool = False) -> tuple[Deps | None, str, dict]:
+    """(deps, why-unavailable, index info). The language model is loaded only for
+    ``model_lead``: measured on the dev split, answers are extractive by default."""
     dist_dir = Path(dist_dir)
     try:
         allow = load_allowlist(dist_dir / "allowlist.json")
@@ -43,14 +47,18 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
         return None, f"index not loaded: {err}", {"loaded": False, "reason": str(err)}
     prompt = load_prompt(prompt_path or PROMPTS_DIR / DEFAULT_PROMPTS[model_mode()])
     calibration = load_calibration()
-    if load_llm:
+    if load_llm and model_lead:
         model, status = load_model(prompt, model_path)
     else:
         from citavial.worker.model import ModelStatus
-        model, status = None, ModelStatus(False, prompt.mode, None, None, None,
-                                          "the language model was switched off (--no-model)")
+        why = ("the language model was switched off (--no-model)" if not load_llm else
+               "extractive answers (the default): the model writes no part of the answer; "
+               "start with --model-lead to let it phrase a one-line lead")
+        model, status = None, ModelStatus(False, prompt.mode, None, None, None, why)
+    reader = Reader(allow, retriever, SpanLinker(dist_dir))
     deps = Deps(retriever=retriever, allowlist=allow, prompt=prompt, model=model,
-                model_status=status, calibration=calibration, k=k)
+                model_status=status, calibration=calibration, k=k, reader=reader,
+                model_lead=model_lead and model is not None)
     return deps, "", index
 
 

@@ -34,6 +34,20 @@ class Retriever:
     def index_version(self) -> str:
         return self._searcher.version
 
+    def hooks(self, ref: str) -> list[str]:
+        """The hook questions written for a passage (students' words for what it answers)."""
+        s = self._searcher
+        if not hasattr(self, "_hooks"):
+            by_row: dict[int, list[str]] = {}
+            for q, row in zip(s.hook_questions, s.hook_passage.tolist()):
+                by_row.setdefault(row, []).append(q)
+            self._hooks = {s.refs[r]: qs for r, qs in by_row.items()}
+        return self._hooks.get(ref, [])
+
+    def table(self, ref: str) -> list[list[tuple[str, bool]]]:
+        """A table passage's rows as [(cell text, is header), …] ([] for other passages)."""
+        return [[(c[0], bool(c[1])) for c in row] for row in self._searcher.tables.get(ref, [])]
+
     def search(self, question: str, k: int = 10) -> SearchResult:
         """The ``k`` best passages for ``question`` (an empty question gets no hits)."""
         if not isinstance(question, str):

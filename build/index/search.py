@@ -94,6 +94,7 @@ class Searcher:
         self.ref_row = {r: i for i, r in enumerate(self.refs)}
         self.fragments = [r.split("#", 1)[1] for r in self.refs]
         self.labels, self.texts = p["labels"], p["texts"]
+        self.tables: dict[str, list] = p.get("tables", {})
         self.units: list[str] = p["units"]
         self.unit_of = np.asarray(p["unit_of"], dtype=np.int64)
         self.group_of = np.asarray(p["group_of"], dtype=np.int64)

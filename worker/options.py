@@ -1,0 +1,52 @@
+"""Which pasted option does the cited passage support? Or: it cannot tell.
+
+Each option is read against the cited words (the answer span, its lead-in and the rest of its
+passage): the share of the option's own content stems found there, minus every number of the
+option that the passage does not contain (an option that changes a figure is not supported).
+Stems the option shares with the question stem do not count — they say nothing about which
+option is right. The best option wins only by a margin; otherwise the answer says it cannot
+decide and shows the deciding words anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from citavial.build.text import numbers, stems
+from citavial.worker.question import Question
+
+MARGIN = 0.2
+
+
+@dataclass(frozen=True)
+class Choice:
+    letter: str | None        # None: cannot decide
+    text: str
+    scores: tuple[tuple[str, float], ...]
+
+    def __repr__(self) -> str:
+        return f"Choice({self.letter}, {dict(self.scores)})"
+
+
+def option_score(q: Question, option: str, evidence: str) -> float:
+    own = set(stems(option)) - q.terms
+    have = set(stems(evidence))
+    said, known = numbers(option), numbers(evidence)
+    if not own and not said:
+        return 0.0
+    words = sum(1 for t in own if t in have) / len(own) if own else 1.0
+    missing = len(said - known)
+    return round(words - 0.5 * missing + (0.25 if said and not missing else 0.0), 4)
+
+
+def choose(q: Question, evidence: str) -> Choice | None:
+    """The option the evidence supports (None when the question has no options)."""
+    if not q.options:
+        return None
+    scored = sorted(((option_score(q, text, evidence), letter, text)
+                     for letter, text in q.options), key=lambda t: (-t[0], t[1]))
+    scores = tuple((letter, s) for s, letter, _ in sorted(scored, key=lambda t: t[1]))
+    best, runner = scored[0], scored[1] if len(scored) > 1 else (0.0, "", "")
+    if best[0] <= 0 or best[0] - runner[0] < MARGIN:
+        return Choice(None, "", scores)
+    return Choice(best[1], best[2], scores)
