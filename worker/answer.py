@@ -73,7 +73,7 @@ class Reading:
 def read(text: str, deps: Deps, reader: Reader) -> Reading:
     """Retrieve, select, decide, choose — everything before any event is sent."""
     q = read_question(text)
-    result = deps.retriever.search(q.stem if q.options else text, deps.k)
+    result = deps.retriever.search(text, deps.k)
     hits = [(e, h.score) for h in result.hits if (e := deps.allowlist.get(h.ref)) is not None]
     retrieved = [e for e, _ in hits]
     candidates, priors = reader.expand(retrieved, [s for _, s in hits])

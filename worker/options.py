@@ -16,6 +16,7 @@ from citavial.build.text import numbers, stems
 from citavial.worker.question import Question
 
 MARGIN = 0.2
+PREFIX = 5
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,10 @@ class Choice:
 
 
 def option_score(q: Question, option: str, evidence: str) -> float:
-    own = set(stems(option)) - q.terms
-    have = set(stems(evidence))
+    # stems compared by their first PREFIX letters: "detengan" (deteng) meets "detenerse" (deten)
+    asked = {t[:PREFIX] for t in q.terms}
+    own = {t[:PREFIX] for t in stems(option)} - asked
+    have = {t[:PREFIX] for t in stems(evidence)}
     said, known = numbers(option), numbers(evidence)
     if not own and not said:
         return 0.0
