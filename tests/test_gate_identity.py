@@ -34,7 +34,9 @@ def gate_digest(reg, site: Path) -> dict[str, str | int]:
     cits = [c for g in read_guides(SITE_SRC / "content") for c in g.citations]
     cits += [q.citation for q in read_bank(SITE_SRC / "practice")]
     checks, _ = verify(reg, site, cits)
-    judged = [[c.citation.file, c.citation.line, c.citation.ref, c.url] for c in checks]
+    # file paths relative to site_src: the digest must not depend on where the repo is cloned
+    judged = [[Path(c.citation.file).resolve().relative_to(SITE_SRC.resolve()).as_posix(),
+               c.citation.line, c.citation.ref, c.url] for c in checks]
     return {
         "allowlist.json": _sha((site / "allowlist.json").read_bytes()),
         "gate-report.json": _sha((site / "gate-report.json").read_bytes()),

@@ -71,8 +71,10 @@ def test_committed_calibration_loads_and_reports_its_fit():
     assert cal.calibrated and cal.gate is not None
     doc = json.loads(PATH.read_text(encoding="utf-8"))
     assert doc["schema"] == SCHEMA
+    assert doc["golden"]["split"] == "dev"
     assert doc["golden"]["positives"] + doc["golden"]["negatives"] >= 260
-    assert set(doc["report"]) == {"gate_fit", "gate_cv", "support"}
+    assert set(doc["report"]) == {"gate_fit_in_sample", "gate_cv", "support"}
+    assert cal.floor < cal.gate.threshold
     assert 0.0 < cal.support_threshold < 1.0
     assert len(cal.gate.features) == len(cal.gate.weights) == len(cal.gate.mean)
 

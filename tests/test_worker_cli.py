@@ -37,12 +37,12 @@ def run(argv: list[str]) -> int:
 def scripted(tmp_path, monkeypatch):
     allow = fixed_allowlist(tmp_path)
 
-    def fake_load_deps(dist, load_llm=True, **kw):
+    def fake_load_deps(dist, load_llm=True, model_lead=False, **kw):
         model = ScriptedModel(["Queda prohibido conducir utilizando auriculares [[REF:1]]."]) \
-            if load_llm else None
+            if load_llm and model_lead else None
         return Deps(FixedRetriever(allow, REFS), allow,
                     load_prompt(PROMPTS_DIR / "answer-chat.md"), model, SCRIPTED_STATUS,
-                    TEST_CALIBRATION), "", {}
+                    TEST_CALIBRATION, model_lead=model is not None), "", {}
     monkeypatch.setattr(citavial.worker.serve, "load_deps", fake_load_deps)
     return allow
 
@@ -56,14 +56,26 @@ def test_subcommands_are_registered():
 
 
 def test_ask_json(scripted, capsys):
+    """The documented record (worker/README.md): outcome, the shown text, the answer event,
+    citations whose ref/url/quote are the allowlist entry's, with the span beside them."""
     assert run(["ask", "¿Puedo conducir con auriculares?", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) >= {"answered", "abstain_reason", "text", "citations", "latencies", "model"}
-    assert out["answered"] is True and out["mode"] == "generated"
-    assert out["text"] == "Queda prohibido conducir utilizando auriculares [1]."
+    assert set(out) == {"answered", "outcome", "mode", "kind", "text", "answer", "message",
+                        "norm", "citations", "passages", "retracted", "latencies", "model",
+                        "prompt", "index_version"}
+    assert (out["answered"], out["outcome"], out["mode"]) == (True, "answer", "extractive")
+    assert out["text"].startswith("Queda prohibido conducir utilizando")
     c = out["citations"][0]
-    assert set(c) == {"n", "ref", "url", "quote"}
+    assert set(c) == {"n", "ref", "label", "url", "quote", "span", "span_url"}
     assert c["quote"] == scripted.get(REFS[0]).text and c["url"] == scripted.get(REFS[0]).url
+    assert c["span"] in c["quote"]
+
+
+def test_ask_with_model_lead(scripted, capsys):
+    assert run(["ask", "¿Puedo conducir con auriculares?", "--json", "--model-lead"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mode"] == "generated" and out["text"].startswith(
+        "Queda prohibido conducir utilizando auriculares.")
 
 
 def test_ask_human_readable(scripted, capsys):
@@ -75,7 +87,7 @@ def test_ask_human_readable(scripted, capsys):
 def test_ask_no_model_is_extractive(scripted, capsys):
     assert run(["ask", "¿Auriculares?", "--json", "--no-model"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["mode"] == "extractive" and len(out["citations"]) == 1
+    assert out["mode"] == "extractive" and out["citations"][0]["ref"] == REFS[0]
 
 
 def test_batch_one_json_object_per_line(scripted, tmp_path, capsys):

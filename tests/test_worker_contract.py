@@ -34,20 +34,35 @@ GATE = Calibration(gate=GateModel(("overlap_top",), (0.0,), (1.0,), (1.0,), 0.0,
                    support_threshold=0.6, calibrated=True, index_version="fixed-1")
 
 SCENARIOS = {
-    # name: (prompt file, model pieces or None, evidence, question)
-    "generated-with-retraction": ("answer-chat.md", [
+    # name: (prompt file, model pieces or None, evidence, question, model lead on)
+    "answer-extractive": ("answer-completion.md", None, 1.0,
+                          "¿Se puede conducir con auriculares?", False),
+    "answer-options": ("answer-completion.md", None, 1.0,
+                       "¿Qué está prohibido?\na) Conducir con auriculares conectados a un "
+                       "reproductor.\nb) Conducir con gafas.\nc) Escuchar la radio.", False),
+    "answer-table": ("answer-completion.md", None, 1.0,
+                     "¿Velocidad máxima de un turismo en autopista?", False),
+    "lead-with-retraction": ("answer-chat.md", [
         "Queda prohibido conducir utilizando auriculares", " [[REF:1]]. ",
-        "En autopista se puede ir a 130 km/h [[REF:2]]."], 1.0, "¿Auriculares y autopista?"),
-    "generated-prefilled-slot": ("answer-completion.md", [
+        "En autopista se puede ir a 130 km/h [[REF:1]]."], 1.0, "¿Auriculares?", True),
+    "lead-prefilled-slot": ("answer-completion.md", [
         " Queda", " prohibido", " conducir", " utilizando", " auriculares", "."], 1.0,
-        "¿Se puede conducir con auriculares?"),
-    "extractive-no-model": ("answer-completion.md", None, 1.0, "¿Se puede usar auriculares?"),
-    "extractive-nothing-supported": ("answer-chat.md", ["Depende", " del caso", "."], 1.0,
-                                     "¿Qué pasa?"),
-    "abstained": ("answer-chat.md", ["never"], 0.1, "¿Cómo se hace una paella?"),
+        "¿Se puede conducir con auriculares?", True),
+    "unsure": ("answer-chat.md", ["never"], 0.1, "¿Cómo se hace una paella?", True),
+    "not-regulated": ("answer-chat.md", ["never"], 0.1, "¿Cuántos puntos tiene un novel?", True),
     "guard-cut": ("answer-chat.md", ["Según ", "[enlace](http://x.es)", " y más"], 1.0,
-                  "¿Enlaces?"),
+                  "¿Auriculares?", True),
 }
+TABLE = {"RD-1428/2003#art48.1.a": [
+    [("", False), ("Turismos y motocicletas", True)], [("En autopistas y autovías", False),
+                                                        ("120", False)]]}
+
+
+class TableRetriever(FixedRetriever):
+    """The fixed retriever, with the speed table of art. 48.1.a (as the real index has it)."""
+
+    def table(self, ref):
+        return TABLE.get(ref, [])
 
 
 @pytest.fixture(scope="module")
@@ -56,12 +71,13 @@ def allow(tmp_path_factory):
 
 
 def run(allow, name: str) -> str:
-    prompt_file, pieces, evidence, question = SCENARIOS[name]
+    prompt_file, pieces, evidence, question, lead = SCENARIOS[name]
     model = None if pieces is None else ScriptedModel(pieces)
     status = SCRIPTED_STATUS if model else SCRIPTED_STATUS.__class__(
-        False, "completion", "/missing.gguf", "missing.gguf", None, "model file not found")
-    deps = Deps(FixedRetriever(allow, REFS, evidence), allow,
-                load_prompt(PROMPTS_DIR / prompt_file), model, status, GATE)
+        False, "completion", None, None, None, "extractive answers (the default)")
+    refs = [REFS[1], REFS[0], REFS[2]] if name == "answer-table" else REFS
+    deps = Deps(TableRetriever(allow, refs, evidence), allow,
+                load_prompt(PROMPTS_DIR / prompt_file), model, status, GATE, model_lead=lead)
     return b"".join(sse(n, d) for n, d in answer(question, deps, clock=StepClock())).decode()
 
 
@@ -78,14 +94,16 @@ def test_sse_snapshot(allow, name):
 
 EVENT_KEYS = {
     "sources": {"sources", "index_version"},
+    "answer": {"outcome", "label", "cite", "kind", "text", "emphasis", "lead_in", "exception",
+               "table", "option"},
     "token": None,   # {"s", "text"} or {"s", "cite"}
     "retract": {"s", "reason", "support", "cites", "missing_numbers"},
-    "citations": None,   # {"extractive", "citations"} (+ "reason", "label" when extractive)
-    "abstain": {"reason", "message", "gate"},
-    "done": {"answered", "mode", "abstain_reason", "extractive_reason", "sentences", "guard",
-             "latency_ms", "model", "prompt", "index_version", "backend", "allowlist",
-             "support_threshold", "gate"},
+    "citations": {"extractive", "label", "citations"},
+    "abstain": {"outcome", "message", "norm", "passages", "decision"},
+    "done": {"answered", "mode", "outcome", "kind", "sentences", "guard", "latency_ms", "model",
+             "prompt", "index_version", "backend", "allowlist", "decision"},
 }
+CITATION_KEYS = {"n", "ref", "label", "url", "quote", "source_url", "source_license", "as_of"}
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -97,13 +115,12 @@ def test_every_event_has_the_documented_shape(allow, name):
         keys = EVENT_KEYS[event]
         if event == "token":
             assert set(body) in ({"s", "text"}, {"s", "cite"})
-        elif event == "citations":
-            assert set(body) in ({"extractive", "citations"},
-                                 {"extractive", "reason", "label", "citations"})
-            for c in body["citations"]:
-                assert {"ref", "url", "quote", "source_url", "source_license"} <= set(c)
         else:
             assert set(body) == keys, event
+        if event == "citations":
+            first, *rest = body["citations"]
+            assert set(first) == CITATION_KEYS | {"span", "span_url"}
+            assert all(set(c) - {"span", "span_url"} == CITATION_KEYS for c in rest)
     assert seen[0] == "sources" and seen[-1] == "done"
     done = events[-1][1]
     assert set(done["latency_ms"]) == {"sources", "first_token", "total"}

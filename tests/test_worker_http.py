@@ -68,7 +68,7 @@ def server(tmp_path):
         allow = fixed_allowlist(tmp_path)
         d = Deps(FixedRetriever(allow, REFS), allow, load_prompt(PROMPTS_DIR / "answer-chat.md"),
                  model if model is not None else GatedModel(ANSWER, wait=False),
-                 SCRIPTED_STATUS, TEST_CALIBRATION) if deps else None
+                 SCRIPTED_STATUS, TEST_CALIBRATION, model_lead=True) if deps else None
         state = WorkerState(dist_dir=dist, deps=d, unavailable="" if deps else "index missing",
                             index_info={"loaded": deps, "version": "fixed-1"},
                             ask_limiter=limiter or RateLimiter(0, 1),

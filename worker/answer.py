@@ -22,7 +22,7 @@ from citavial.build.models import AllowlistEntry, SearchResult
 from citavial.worker.allowlist import Allowlist
 from citavial.worker.calibration import Calibration
 from citavial.worker.cite import Reader, abstain_event, answer_event, citations_event, source
-from citavial.worker.decide import ANSWER, Decision, decide
+from citavial.worker.decide import ANSWER, UNSURE, Decision, decide
 from citavial.worker.generate import Lead, lead
 from citavial.worker.model import Model, ModelStatus
 from citavial.worker.options import Choice, choose
@@ -104,7 +104,7 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
     try:
         r = read(question, deps, reader)
         retrieved = r.entries[:r.extra["retrieved"]]
-        shown = retrieved if r.decision.outcome == ANSWER else retrieved[:SOURCES]
+        shown = {ANSWER: retrieved, UNSURE: retrieved[:SOURCES]}.get(r.decision.outcome, [])
         lat["sources"] = ms()
         yield "sources", {"sources": [source(n, e) for n, e in enumerate(shown, 1)],
                           "index_version": r.result.index_version}

@@ -26,7 +26,6 @@ from citavial.worker.question import EXCEPTION, NUMBER, YESNO, Question
 __all__ = ["Piece", "Cell", "Span", "select", "clauses", "coverage", "table_cells", "emphasis",
            "idf_table"]
 
-RANK_PENALTY = 0.08      # per place in the retrieval list (tables)
 RETRIEVAL_WEIGHT = 1.0   # how much the retrieval's own score counts beside the words (chosen on dev)
 CLAUSE_SHARE = 0.3       # the clause's own coverage vs its passage's with its hooks (chosen on dev)
 KIND_BONUS = 0.25        # the clause holds the kind of fact the question asks for
@@ -187,14 +186,17 @@ def select(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str, flo
     """The answer span among ``entries`` (retrieval order, then their neighbours), or None.
     ``lead_in(ref)`` is the passage that introduces a list item (…"son las siguientes:");
     ``weights[i]`` is entry i's retrieval score relative to the best one (0..1)."""
+    weights = weights if weights is not None else [1.0 / (1 + i) for i in range(len(entries))]
     for rank, e in enumerate(entries):           # a table the question names answers as a table
         rows = table(e.ref)
         lead = lead_in(e.ref)
-        cells = table_cells(q, rows, (lead.text if lead else "") + " " + e.text) if rows else ()
-        if cells:
-            return Span(Piece(e.ref, e.text, 0, len(e.text)), 1.0 - RANK_PENALTY * rank, rank,
+        context = (lead.text if lead else "") + " " + e.text
+        cells = table_cells(q, rows, context) if rows else ()
+        if cells:   # scored like a clause that holds the fact asked for
+            score = (coverage(q, " ".join([context, *hooks(e.ref)]), idf) + KIND_BONUS
+                     + RETRIEVAL_WEIGHT * weights[rank])
+            return Span(Piece(e.ref, e.text, 0, len(e.text)), score, rank,
                         lead_in=_whole(lead), cells=cells)
-    weights = weights if weights is not None else [1.0 / (1 + i) for i in range(len(entries))]
     found = best_clause(q, entries, idf, weights, lead_in, hooks)
     if found is None:
         return None

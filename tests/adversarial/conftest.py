@@ -11,9 +11,6 @@ from support import built_site_dir
 from worker_helpers import ask_sse, parse_sse
 
 FORBIDDEN_IN_TEXT = ("http", "www.", "<", "[[", "#art", "://")
-ORDERS = {
-    "abstained": ["sources", "abstain", "done"],
-}
 
 
 def load_entries(path: Path | None = None) -> dict[str, dict]:
@@ -23,35 +20,34 @@ def load_entries(path: Path | None = None) -> dict[str, dict]:
 
 
 def assert_contract(events: list[tuple[str, dict]], entries: dict[str, dict]) -> dict:
-    """Every answer, whatever the question: contract order, allowlisted citations only, no
-    link/ref/markup in generated text. Returns the ``done`` data."""
+    """Every answer, whatever the question: contract order, allowlisted citations only (span a
+    substring of the quote), no link/ref/markup in generated text. Returns the ``done`` data."""
     names = [n for n, _ in events]
     assert "error" not in names, events
     assert names[0] == "sources" and names[-1] == "done", names
-    mode = events[-1][1]["mode"]
-    body = names[1:-1]
+    done = events[-1][1]
+    mode, body = done["mode"], names[1:-1]
     if mode == "abstained":
         assert body == ["abstain"], names
-        assert events[-1][1]["abstain_reason"] in ("no_results", "weak_evidence")
-        assert events[1][1]["reason"] == events[-1][1]["abstain_reason"]
-        assert events[0][1]["sources"] == []
-    elif mode == "extractive" and events[-1][1]["extractive_reason"] == "model_unavailable":
-        assert body == ["citations"], names
+        ab = events[1][1]
+        assert ab["outcome"] == done["outcome"] in ("unsure", "not_regulated")
+        assert len(events[0][1]["sources"]) <= 3 and "_" not in ab["message"]
+        for p in ab["passages"]:
+            e = entries[p["ref"]]
+            assert p["url"] == e["url"] and p["quote"] == e["text"]
     else:
         assert mode in ("generated", "extractive"), mode
-        tail = [n for n in body if n != "token"]
-        # tokens and retractions interleave (a sentence is judged as it closes), then citations
-        assert body[-1] == "citations" and "citations" not in body[:-1], names
-        assert set(tail[:-1]) <= {"retract"}, names
+        assert body[0] == "answer" and body[-1] == "citations", names
+        assert set(body[1:-1]) <= {"token", "retract"}, names
+        answer = events[1][1]
+        cited = events[-2][1]["citations"]
+        assert answer["text"] and cited[0]["span"] in cited[0]["quote"]
+        assert cited[0]["span_url"].startswith(cited[0]["url"].split(":~:")[0])
     if mode == "extractive":
-        # nothing the model wrote survived: every sentence it sent was retracted, and the
-        # answer is the best passage, literally
+        # nothing the model wrote survived: every sentence it sent was retracted
         said = {d["s"] for n, d in events if n == "token"}
         gone = {d["s"] for n, d in events if n == "retract"}
         assert said <= gone, (said, gone)
-        cites = events[-2][1]
-        assert cites["extractive"] is True and len(cites["citations"]) == 1
-        assert cites["citations"][0]["ref"] == events[0][1]["sources"][0]["ref"]
     sources = {s["n"]: s for s in events[0][1]["sources"]}
     for s in sources.values():
         e = entries[s["ref"]]
@@ -63,7 +59,7 @@ def assert_contract(events: list[tuple[str, dict]], entries: dict[str, dict]) ->
                 for bad in FORBIDDEN_IN_TEXT:
                     assert bad not in low, (bad, data)
             else:
-                assert data["cite"] in sources, data
+                assert data["cite"] == 1, data   # the answer's own passage only
         if name == "citations":
             assert data["citations"], data
             for c in data["citations"]:
@@ -71,7 +67,7 @@ def assert_contract(events: list[tuple[str, dict]], entries: dict[str, dict]) ->
                 assert e is not None, f"citation outside the allowlist: {c['ref']}"
                 assert c["url"] == e["url"] and c["quote"] == e["text"], c["ref"]
                 assert c["source_url"] == e["source_url"] and c["label"] == e["label"]
-    return events[-1][1]
+    return done
 
 
 @pytest.fixture(scope="session")
@@ -79,7 +75,7 @@ def real_state():
     """The worker's state as `citavial serve` loads it: the built site, its index, the real
     model."""
     from citavial.worker.serve import load_state
-    state = load_state(built_site_dir(), ask_per_minute=0, max_waiting=8)
+    state = load_state(built_site_dir(), ask_per_minute=0, max_waiting=8, model_lead=True)
     if state.deps is None or state.deps.model is None:
         pytest.fail("the real model did not load: run `.venv/bin/citavial model-setup` "
                     f"({state.unavailable or state.deps.model_status.reason})")

@@ -46,7 +46,8 @@ class Scripted:
 def poisoned_state(model, prompt, status, threshold=0.6) -> WorkerState:
     allow = load_allowlist(POISONED)
     deps = Deps(FixedRetriever(allow, REFS), allow, prompt, model, status,
-                Calibration(gate=None, support_threshold=threshold, calibrated=False))
+                Calibration(gate=None, support_threshold=threshold, calibrated=False),
+                model_lead=model is not None)
     return WorkerState(dist_dir=built_site_dir(), deps=deps, ask_limiter=RateLimiter(0, 1),
                        slot=InferenceSlot(4))
 

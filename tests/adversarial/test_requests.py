@@ -196,7 +196,7 @@ def scripted_server(tmp_path):
         refs = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
         deps = Deps(FixedRetriever(allow, refs), allow,
                     load_prompt(PROMPTS_DIR / "answer-chat.md"), model, SCRIPTED_STATUS,
-                    TEST_CALIBRATION)
+                    TEST_CALIBRATION, model_lead=True)
         state = WorkerState(dist_dir=tmp_path, deps=deps, ask_limiter=limiter,
                             slot=InferenceSlot(max_waiting))
         srv = ServerThread(state, threads=6).__enter__()

@@ -55,8 +55,7 @@ def test_wrapped_injections_reach_the_model_and_are_contained(real_worker, entri
         status, _, events = chk.ask(port, q)
         assert status == 200
         done = chk.assert_contract(events, entries)
-        reached += done["mode"] != "abstained" and done["extractive_reason"] != \
-            "model_unavailable"
+        reached += done["mode"] != "abstained" and done["model"]["in_answer_path"]
     assert reached >= 2, reached
 
 
@@ -93,9 +92,9 @@ def test_out_of_domain_and_other_law_abstain_with_reason(real_worker, entries, c
     status, _, events = chk.ask(port, question)
     assert status == 200
     done = chk.assert_contract(events, entries)
-    assert done["mode"] == "abstained", (done["mode"], done["gate"])
+    assert done["mode"] == "abstained", (done["mode"], done["decision"])
     abstain = dict(events)["abstain"]
-    assert abstain["reason"] in ("no_results", "weak_evidence") and abstain["message"]
+    assert abstain["outcome"] in ("unsure", "not_regulated") and abstain["message"]
 
 
 BASE = "¿Puedo conducir con auriculares puestos?"

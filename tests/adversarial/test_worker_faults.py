@@ -73,7 +73,7 @@ def truncated(tmp_path, name):
 ])
 def test_bad_model_gives_extractive_only_worker(tmp_path, chk, entries, make, words):
     path = make(tmp_path)
-    state = load_state(built_site_dir(), ask_per_minute=0, model_path=path)
+    state = load_state(built_site_dir(), ask_per_minute=0, model_path=path, model_lead=True)
     assert state.deps is not None and state.deps.model is None
     srv, port = serve(state)
     try:
@@ -84,7 +84,7 @@ def test_bad_model_gives_extractive_only_worker(tmp_path, chk, entries, make, wo
         status, _, events = chk.ask(port, "¿Puedo conducir con auriculares?")
         assert status == 200
         done = chk.assert_contract(events, entries)
-        assert done["mode"] == "extractive" and done["extractive_reason"] == "model_unavailable"
+        assert done["mode"] == "extractive" and done["model"]["in_answer_path"] is False
         metrics = get(port, "/metrics")[1].decode()
         assert "citavial_model_loaded 0" in metrics
     finally:

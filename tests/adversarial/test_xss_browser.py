@@ -95,7 +95,8 @@ def poisoned_site(model_pieces):
     prompt = load_prompt(PROMPTS_DIR / "answer-chat.md")
     deps = Deps(FixedRetriever(allow, REFS), allow, prompt,
                 Scripted(model_pieces) if model_pieces else None, SCRIPTED_STATUS,
-                Calibration(gate=None, support_threshold=0.6, calibrated=False))
+                Calibration(gate=None, support_threshold=0.6, calibrated=False),
+                model_lead=bool(model_pieces))
     state = WorkerState(dist_dir=built_site_dir(), deps=deps, ask_limiter=RateLimiter(0, 1),
                         slot=InferenceSlot(4))
     return ServerThread(state).__enter__()

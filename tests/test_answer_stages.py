@@ -1,0 +1,229 @@
+"""The answer path's stages, each a pure function, with table tests: reading a question, choosing
+the span, tables, options, and the three outcomes."""
+
+from __future__ import annotations
+
+import pytest
+
+from citavial.build import patterns as P
+from citavial.build.models import AllowlistEntry
+from citavial.build.text import fold
+from citavial.worker import decide as D
+from citavial.worker.gate import GateModel
+from citavial.worker.options import choose
+from citavial.worker.question import EXCEPTION, NUMBER, OPEN, YESNO, read_question, split_options
+from citavial.worker.span import clauses, emphasis, select, table_cells
+
+
+def entry(ref: str, text: str) -> AllowlistEntry:
+    frag = ref.split("#")[1]
+    page = frag.split(".")[0] + ".html"
+    return AllowlistEntry(ref=ref, url=f"{page}#{frag.replace('.', '-')}", page=page,
+                          anchor=frag.replace(".", "-"), text=text, sha256="x", as_of="2026-12-01",
+                          source_url="https://www.boe.es/x", source_license="BOE",
+                          label=f"art. {frag}", directive="exact")
+
+
+# --- patterns -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pattern,text,ok", [
+    (P.OPTION_LINE, "a) Sí, siempre.", True), (P.OPTION_LINE, "B. No.", True),
+    (P.OPTION_LINE, "c)Nunca", True), (P.OPTION_LINE, "e) otra", False),
+    (P.OPTION_LINE, "art. 48", False),
+], ids=["lower-paren", "upper-dot", "no-space", "letter-e", "not-an-option"])
+def test_option_line(pattern, text, ok):
+    assert bool(pattern.match(text)) is ok
+
+
+@pytest.mark.parametrize("text,parts", [
+    ("Supera... a) 120 b) 100 c) 90", ["Supera...", "a", "120", "b", "100", "c", "90"]),
+    ("Sin opciones a la vista", ["Sin opciones a la vista"]),
+], ids=["inline-options", "none"])
+def test_option_inline(text, parts):
+    assert P.OPTION_INLINE.split(text) == parts
+
+
+@pytest.mark.parametrize("pattern,text,ok", [
+    (P.Q_NUMBER, "¿a que velocidad maxima puede circular?", True),
+    (P.Q_NUMBER, "¿cuantos metros debe dejar?", True),
+    (P.Q_NUMBER, "un camion no podra superar...", True),
+    (P.Q_NUMBER, "¿puede adelantar aqui?", False),
+    (P.Q_EXCEPTION, "¿se puede siempre?", True), (P.Q_EXCEPTION, "en ningun caso", True),
+    (P.Q_EXCEPTION, "como norma general, ¿quien pasa?", True),
+    (P.Q_EXCEPTION, "¿quien pasa primero?", False),
+    (P.Q_YESNO, "¿se puede aparcar en doble fila?", True), (P.Q_YESNO, "¿debo parar?", True),
+    (P.Q_YESNO, "¿es obligatorio el casco?", True), (P.Q_YESNO, "¿donde se puede aparcar?", False),
+], ids=["num-speed", "num-metres", "num-stem", "num-no", "exc-siempre", "exc-ningun",
+        "exc-norma", "exc-no", "yn-se-puede", "yn-debo", "yn-obligatorio", "yn-where"])
+def test_question_kind_patterns(pattern, text, ok):
+    assert bool(pattern.search(text)) is ok
+
+
+@pytest.mark.parametrize("text,parts", [
+    ("1. Queda prohibido adelantar: a) En curvas.", ["1.", "Queda prohibido adelantar:", "a) En curvas."]),
+    ("Se prohíbe. Salvo emergencia.", ["Se prohíbe.", "Salvo emergencia."]),
+    ("Véase el art. 48 y 3.500 kg.", ["Véase el art. 48 y 3.500 kg."]),
+    ("Uno; dos; Tres.", ["Uno; dos;", "Tres."]),
+], ids=["lead-and-item", "sentences", "no-break-in-abbreviations", "semicolon-before-capital"])
+def test_clause_break(text, parts):
+    assert [text[a:b] for a, b in clauses(text)] == parts
+    assert P.CLAUSE_BREAK.search(text) or len(parts) == 1
+
+
+@pytest.mark.parametrize("pattern,text,found", [
+    (P.NUMBER_WITH_UNIT, "a 120 km/h y 1,5 metros", ["120 km/h", "1,5 metros"]),
+    (P.NUMBER_WITH_UNIT, "3.500 kg", ["3.500 kg"]),
+    (P.RULE_WORDS, "queda prohibido, salvo que no podra", ["queda prohibido", "salvo", "no podra"]),
+    (P.EXCEPTION_WORDS, "se exceptuan los agentes; no obstante", ["exceptuan", "no obstante"]),
+], ids=["number-units", "thousands", "rule-words", "exception-words"])
+def test_emphasis_patterns(pattern, text, found):
+    assert [m.group(0) for m in pattern.finditer(text)] == found
+
+
+@pytest.mark.parametrize("pattern,text", [
+    (P.OTHER_POINTS, "¿cuantos puntos pierdo por no llevar el cinturon?"),
+    (P.OTHER_FINES, "¿de cuanto es la multa por aparcar mal?"),
+    (P.OTHER_LICENCE, "¿a que edad puedo sacarme el carne de moto? edad minima para conducir"),
+    (P.OTHER_VEHICLES, "¿cada cuanto hay que pasar la itv?"),
+    (P.OTHER_INSURANCE, "¿es obligatorio el seguro obligatorio del remolque?"),
+    (P.OTHER_PENAL, "¿es delito conducir sin permiso?"),
+], ids=["points", "fines", "licence", "itv", "insurance", "penal"])
+def test_other_norm_patterns(pattern, text):
+    assert pattern.search(fold(text))
+
+
+# --- reading a question -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,stem,letters", [
+    ("¿Dónde está prohibido parar?\na) En curvas.\nb) En rectas.\nc) En autovías.",
+     "¿Dónde está prohibido parar?", ["a", "b", "c"]),
+    ("Un turismo en autopista no debe superar... a) 120 km/h b) 100 km/h c) 90 km/h",
+     "Un turismo en autopista no debe superar...", ["a", "b", "c"]),
+    ("¿Se puede adelantar en un paso de peatones?", "¿Se puede adelantar en un paso de peatones?",
+     []),
+], ids=["options-on-lines", "options-inline", "no-options"])
+def test_split_options(text, stem, letters):
+    got_stem, options = split_options(text)
+    assert got_stem == stem and [o[0] for o in options] == letters
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("¿A qué velocidad máxima puede ir un turismo por autopista?", NUMBER),
+    ("¿Está siempre prohibido adelantar en una curva?", EXCEPTION),
+    ("¿Se puede usar el móvil con manos libres?", YESNO),
+    ("¿Quién tiene prioridad en una glorieta?", OPEN),
+], ids=["number", "exception", "yesno", "open"])
+def test_question_kind(text, kind):
+    assert read_question(text).kind == kind
+
+
+# --- spans --------------------------------------------------------------------------------------
+
+LEAD = entry("RD-1428/2003#art87.1", "1. Queda prohibido adelantar:")
+ITEM_A = entry("RD-1428/2003#art87.1.a", "a) En las curvas y cambios de rasante de visibilidad reducida.")
+ITEM_B = entry("RD-1428/2003#art87.1.b", "b) En los pasos para peatones señalizados como tales.")
+IDF = {"pas": 3.0, "peaton": 3.0, "adelant": 2.0, "curv": 3.0, "prohib": 1.0}
+
+
+def test_list_item_is_answered_with_its_lead_in():
+    q = read_question("¿Se puede adelantar en un paso para peatones?")
+    lead_in = {ITEM_A.ref: LEAD, ITEM_B.ref: LEAD}.get
+    span = select(q, [LEAD, ITEM_A, ITEM_B], IDF, lambda ref: [], lead_in)
+    assert span is not None and span.main.ref == ITEM_B.ref
+    assert span.lead_in is not None and span.lead_in.text == LEAD.text
+    assert ITEM_B.text[span.main.start:span.main.end] == span.main.text   # literal
+
+
+def test_a_lead_in_alone_is_never_the_answer():
+    q = read_question("¿Está prohibido adelantar?")
+    span = select(q, [LEAD, ITEM_A], IDF, lambda ref: [], lambda ref: None)
+    assert span is not None and span.main.ref == ITEM_A.ref
+
+
+SPEED = entry("RD-1428/2003#art48.1.a", "Turismos, motocicletas Camiones, furgonetas "
+              "Autopista y autovía 120 90 Convencional 90 80")
+ROWS = [[("", False), ("Turismos, motocicletas", True), ("Camiones, furgonetas", True)],
+        [("Autopista y autovía", False), ("120", False), ("90", False)],
+        [("Convencional", False), ("90", False), ("80", False)]]
+
+
+@pytest.mark.parametrize("question,cells", [
+    ("¿Velocidad máxima de un turismo en autopista?", [("Autopista y autovía", "120")]),
+    ("¿Y un camión por una carretera convencional?", [("Convencional", "80")]),
+    ("¿A qué velocidad se puede ir por autovía?", [("Autopista y autovía", "120"),
+                                                   ("Autopista y autovía", "90")]),
+    ("¿Qué es una glorieta?", []),
+], ids=["row-and-column", "other-cell", "row-only", "neither"])
+def test_table_cells(question, cells):
+    got = table_cells(read_question(question), ROWS, "Las velocidades máximas son")
+    assert [(c.row, c.value) for c in got] == cells
+    assert all(c.unit == "km/h" for c in got)
+
+
+def test_table_answer_is_cells_never_a_flattened_run():
+    q = read_question("¿Cuál es la velocidad máxima de un turismo en autopista?")
+    span = select(q, [SPEED], {}, lambda ref: ROWS if ref == SPEED.ref else [], lambda ref: None)
+    assert span is not None and [(c.row, c.column, c.value) for c in span.cells] == \
+        [("Autopista y autovía", "Turismos, motocicletas", "120")]
+
+
+def test_exception_is_shown_with_the_rule():
+    rule = entry("RD-1428/2003#art18.2", "2. Queda prohibido conducir con auriculares. "
+                 "Se exceptúan los dispositivos integrados en el casco.")
+    q = read_question("¿Está siempre prohibido conducir con auriculares?")
+    span = select(q, [rule], {"auricular": 3.0}, lambda ref: [], lambda ref: None)
+    assert span is not None and "auriculares" in span.main.text
+    assert span.exception is not None and span.exception.text.startswith("Se exceptúan")
+
+
+def test_emphasis_marks_numbers_and_rule_words():
+    text = "Queda prohibido circular a más de 120 km/h."
+    marked = [text[a:b] for a, b in emphasis(text)]
+    assert "120 km/h" in marked and "Queda prohibido" in marked
+
+
+# --- options ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("question,evidence,letter", [
+    ("¿Qué indica el brazo en vertical?\na) Que reduzcan la velocidad.\nb) Que se detengan "
+     "todos.\nc) Que giren a la derecha.",
+     "Brazo levantado verticalmente: obliga a detenerse a todos los usuarios.", "b"),
+    ("Un turismo en autopista no debe superar...\na) 100 km/h\nb) 120 km/h\nc) 130 km/h",
+     "Autopista y autovía: 120 km/h para turismos.", "b"),
+    ("¿Qué color tiene?\na) Rojo.\nb) Verde.\nc) Azul.", "Nada que ver con colores.", None),
+], ids=["words", "numbers", "cannot-decide"])
+def test_choose_option(question, evidence, letter):
+    choice = choose(read_question(question), evidence)
+    assert choice is not None and choice.letter == letter
+
+
+def test_no_options_no_choice():
+    assert choose(read_question("¿Puedo aparcar aquí?"), "texto") is None
+
+
+# --- outcomes -----------------------------------------------------------------------------------
+
+GATE = GateModel(features=("lexical_top", "span_score", "other_norm"), mean=(0.0, 0.0, 0.0),
+                 scale=(1.0, 1.0, 1.0), weights=(1.0, 1.0, -2.0), bias=0.0, threshold=1.0)
+TH = D.Thresholds(answer=1.0, not_regulated=-1.0)
+
+
+@pytest.mark.parametrize("question,evidence,span,outcome,norm", [
+    ("¿Se puede adelantar en una curva?", 2.0, 0.8, D.ANSWER, None),
+    ("¿Cuántos puntos pierdo por no llevar el cinturón?", 2.0, 0.8, D.NOT_REGULATED, D.LSV),
+    ("¿Qué dice de los patinetes?", 0.2, 0.1, D.UNSURE, None),
+    ("¿Cómo se hace una tortilla?", -3.0, 0.0, D.NOT_REGULATED, None),
+    ("¿Cada cuánto se pasa la ITV?", 1.0, 0.9, D.NOT_REGULATED, D.RGV),
+], ids=["answer", "points-other-law", "unsure", "out-of-domain", "itv-other-law"])
+def test_three_outcomes(question, evidence, span, outcome, norm):
+    d = D.decide(question, {"lexical_top": evidence}, 3, span, GATE, TH)
+    assert (d.outcome, d.norm) == (outcome, norm)
+    if outcome != D.ANSWER:
+        assert d.message and "_" not in d.message   # Spanish words, never a reason code
+    if norm is not None:
+        assert norm.url.startswith("https://www.boe.es/") and norm.name in d.message
+
+
+def test_nothing_retrieved_is_not_regulated():
+    d = D.decide("¿Qué tal?", {}, 0, None, GATE, TH)
+    assert d.outcome == D.NOT_REGULATED
