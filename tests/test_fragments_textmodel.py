@@ -118,9 +118,9 @@ def _kept_reference(kinds: str) -> list[int]:
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="tcn", max_size=40))
 def test_kept_spans_equal_the_item_by_item_rule(kinds):
-    from citavial.build.fragments.textmodel import _kept_spans
+    from citavial.build.fragments.collapse import kept_spans
     view = kinds.translate(str.maketrans("cn", " \n"))
-    kept = [i for a, b in _kept_spans(view) for i in range(a, b)]
+    kept = [i for a, b in kept_spans(view) for i in range(a, b)]
     assert kept == _kept_reference(kinds)
 
 

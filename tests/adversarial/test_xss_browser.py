@@ -6,7 +6,7 @@ injected into the widget."""
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urljoin
+from urllib.parse import unquote, urljoin
 
 import pytest
 from support import built_site_dir
@@ -119,7 +119,9 @@ def test_model_output_and_content_payloads_are_inert(adv_browser, pieces):
     # every link the widget made is a citation's deep link (on this site) or its BOE source
     entries = load_allowlist(POISONED).entries.values()
     allowed = {urljoin(srv.url + "/", e.url) for e in entries} | {e.source_url for e in entries}
-    assert state["hrefs"] and set(state["hrefs"]) <= allowed, (state["hrefs"], allowed)
+    # (compared percent-decoded: the browser escapes the payload's quotes and brackets in a.href)
+    made = {unquote(h) for h in state["hrefs"]}
+    assert made and made <= {unquote(u) for u in allowed}, (state["hrefs"], allowed)
     # the poisoned quote, label and licence are on screen as text (proof they were rendered)
     assert "<script>window.__pwned=1</script>" in state["text"]
     assert "<img src=x onerror=window.__pwned=1>" in state["text"]
