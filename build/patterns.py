@@ -183,6 +183,16 @@ PROSE_EXCEPTION = re.compile(
     r"\b(salvo|excepto|excepcion(?:es)?|excepcional(?:es|mente)?|a\s+menos\s+que|"
     r"no\s+obstante|sin\s+perjuicio)\b")
 
+# The practice bank's tells (build/banktells.py), on folded option text. An absolute or sweeping
+# option ("Nunca.", "Sí, siempre.", "Cualquier vehículo…"): the classic always-wrong distractor.
+OPTION_ABSOLUTE = re.compile(
+    r"\b(siempre(?!\s+(?:que|y\s+cuando)\b)|nunca|jamas|en\s+ningun\s+caso|en\s+todo\s+caso|"
+    r"(?<!\bun\s)(?<!\bno\s)solo|unicamente|exclusivamente|todos|todas|cualquier|ninguno|"
+    r"ninguna)\b")
+# A qualifier that makes an option conditional, the mark of a carefully written right answer
+# ("salvo que…", "si…", "cuando…"). The answer word "Sí," / "Sí." is not the conditional "si".
+OPTION_QUALIFIER = re.compile(
+    r"\b(salvo|excepto|siempre\s+que|a\s+menos\s+que|cuando|aunque|mientras|si(?![,.\w]))\b")
 # A citation placeholder in a guide's body (build/guides.py PLACEHOLDER), its number captured.
 PLACEHOLDER_NUMBER = re.compile(r"CITAVIALCITE(\d+)X")
 # Punctuation between words, turned into spaces before whole-word lookups in folded passages.
