@@ -64,6 +64,13 @@ def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:
         Figure("Pasajes citables con enlace profundo", str(gate["passages"]), str(gate["passages"]),
                "esta construcción"),
     ]
+    if "prose" in gate:
+        figs.append(count_figure(
+            "Frases de guías y explicaciones de la práctica con un número, una edad o una unidad "
+            "que no está en el pasaje citado, un absoluto («siempre», «nunca», «solo», "
+            "«prohibido»…) sin respaldo ni excepción citada, o un punto de una lista sin su "
+            "encabezado (no se comprueba que el sentido de la frase sea el del pasaje)",
+            gate["prose"]["findings"], gate["prose"]["items"], "esta construcción", bad=True))
     links = _load(reports_dir / "browser-links.json")
     if links:
         figs.append(count_figure("Enlaces abiertos en Chromium que no llegan al pasaje",

@@ -20,7 +20,12 @@ from markupsafe import Markup, escape
 
 from citavial.build.errors import BuildError
 from citavial.build.models import Citation
-from citavial.build.patterns import CITATION, FRONT_MATTER, LOOSE_CITATION
+from citavial.build.patterns import (
+    CITATION,
+    FRONT_MATTER,
+    LOOSE_CITATION,
+    PLACEHOLDER_NUMBER,
+)
 from citavial.build.refs import RefError, human_label, parse_ref
 
 PLACEHOLDER = "CITAVIALCITE{}X"
@@ -34,6 +39,8 @@ class Guide:
     order: int
     source: str          # the Markdown body with citations replaced by placeholders
     citations: tuple[Citation, ...]
+    body_line: int = 1   # the file line of the body's first line
+    path: str = ""
 
     def __repr__(self) -> str:
         return f"Guide({self.slug}, {len(self.citations)} citations)"
@@ -71,7 +78,8 @@ def read_guide(path: Path) -> Guide:
         raise BuildError(f"{path}:1", f"front-matter order {order!r} is not a whole number",
                          "write e.g. 'order: 3' (guides are listed by it)")
     return Guide(slug=path.stem, title=meta["title"], summary=meta.get("summary", ""),
-                 order=int(order), source=replaced, citations=tuple(citations))
+                 order=int(order), source=replaced, citations=tuple(citations),
+                 body_line=body_line, path=str(path))
 
 
 def read_utf8(path: Path) -> str:
@@ -113,6 +121,52 @@ def render_guide_html(guide: Guide, links: dict[int, str]) -> Markup:
                 f'{escape(human_label(cit.ref))}</a>')
         html = html.replace(PLACEHOLDER.format(i), chip, 1)
     return Markup(html)
+
+
+def prose_items(guide: Guide) -> list:
+    """The guide's prose for the prose check (build/prose.py): one item per paragraph, list
+    item, table row or heading, with the citations it makes; an item that cites nothing relies on
+    its section's citations, and a section that cites nothing (a summary) on the whole guide's."""
+    from citavial.build.prose import ProseItem
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(guide.source)
+    blocks: list[tuple[int, str, int, str]] = []   # (body line, text, section, context)
+    section, opened, heading, depth, lead = 0, 1, "", 0, ""
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.tag == "h2":
+            section += 1
+        if tok.type in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+            if depth == 1:   # the paragraph before a list is its lead-in
+                lead = blocks[-1][1] if blocks else ""
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+        if tok.type in ("tr_open", "paragraph_open", "heading_open") and tok.map:
+            opened = tok.map[0]
+        if tok.type != "inline":
+            continue
+        if tokens[i - 1].type == "heading_open":
+            heading = tok.content
+        context = f"{heading} {lead}" if depth else heading
+        if tokens[i - 1].type in ("td_open", "th_open") and blocks and blocks[-1][0] == opened:
+            blocks[-1] = (opened, blocks[-1][1] + " | " + tok.content, section, blocks[-1][3])
+        else:
+            blocks.append((opened, tok.content, section, context))
+    cites = {n: [int(k) for k in PLACEHOLDER_NUMBER.findall(b[1])] for n, b in enumerate(blocks)}
+    by_section: dict[int, list[int]] = {}
+    for n, b in enumerate(blocks):
+        by_section.setdefault(b[2], []).extend(cites[n])
+    items = []
+    for n, (line, text, sec, context) in enumerate(blocks):
+        own = cites[n] or by_section[sec] or list(range(len(guide.citations)))
+        items.append(ProseItem(guide.path or guide.slug, guide.body_line + line,
+                               _prose(text), tuple(guide.citations[k] for k in own),
+                               inherited=not cites[n], context=_prose(context)))
+    return items
+
+
+def _prose(markdown: str) -> str:
+    return PLACEHOLDER_NUMBER.sub(" ", markdown).replace("**", "")
 
 
 def guide_pages(guides: list[Guide], links: dict[tuple[str, int, str], str]) -> list:

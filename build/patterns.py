@@ -140,6 +140,64 @@ DESIGNATED = re.compile(r"^(?:[a-zñ]\)|\d{1,3}\.(?:[ºª])?|[–-])\s")
 # \p{L} for letters): "3.500" (thousands), "2,5" (decimal), or a run of letters.
 SEARCH_CLIENT_TOKEN = re.compile(r"\d{1,3}(?:\.\d{3})+(?!\d)|\d+(?:,\d+)?|[^\W\d_]+")
 
+# --- the prose check (build/prose.py): numbers, absolutes and references in authored prose ----
+
+# Spelled-out numbers a guide or an explanation may use ("mayores de catorce años"); "un/una/uno"
+# are left out: they are articles far more often than amounts.
+NUMBER_WORDS = {
+    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9,
+    "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15,
+    "dieciseis": 16, "diecisiete": 17, "dieciocho": 18, "diecinueve": 19, "veinte": 20,
+    "veinticinco": 25, "treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60,
+    "setenta": 70, "ochenta": 80, "noventa": 90, "cien": 100, "ciento": 100,
+    "doscientos": 200, "quinientos": 500, "mil": 1000,
+}
+# A number (digits or a spelled-out number, matched on folded text) with an optional unit:
+# "120 km/h", "2,5 metros", "3.500 kg", "catorce años", "0,25 miligramos por litro".
+PROSE_QUANTITY = re.compile(
+    r"(?<![\w.,/-])(\d{1,3}(?:\.\d{3})+|\d+(?:,\d+)?|"
+    + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) +
+    r")(?![\w]|[.,]\d)"
+    r"(?:\s*(km/h|kilometros?\s+por\s+hora|km|kilometros?|cm3|cc|centimetros?\s+cubicos|cm|"
+    r"centimetros?|mm|milimetros?|m|metros?|kg|kilogramos?|t|toneladas?|mg/l|"
+    r"miligramos?\s+por\s+litro|g/l|gramos?\s+por\s+litro|%|por\s+ciento|kw|kilovatios?|"
+    r"años?|meses|mes|dias?|horas?|h|minutos?|min|segundos?|s|euros?|plazas?)(?![\w/]))?")
+# What is a reference, not an amount: "art. 48.1", "arts. 82–89", "artículos 48 y 50",
+# "apartado 2", "anexo I, 5", "RD 1428/2003", "Ley 6/2015"; masked before numbers are read.
+# ("artículos 48 y 50": the 50 stays a number — "y" also joins amounts: "art. 48 y 3,5 t".)
+PROSE_REFERENCE = re.compile(
+    r"\b(?:arts?\.|art[íi]culos?|apartados?|p[áa]rrafos?|anexos?|secci[óo]n|RD|Real\s+Decreto|"
+    r"Ley|Orden|Directiva)\s*(?:[IVX]+\b,?\s*)?\d+(?:[.\w]*[ºª]?)"
+    r"(?:\s*(?:[–-]|\ba\b)\s*\d+(?:[.\w]*[ºª]?))*|\b\d{1,4}/\d{4}\b",
+    re.IGNORECASE)
+# An absolute claim in prose (folded text). "siempre que" / "siempre y cuando" are conditions,
+# "casi nunca" / "casi siempre" are not absolute,
+# "un solo" / "no solo" are not "only"; "prohibición" names a sign group, so only the verb and
+# participle count as "prohibido".
+PROSE_ABSOLUTE = re.compile(
+    r"(?<!\bcasi\s)\b(siempre(?!\s+(?:que|y\s+cuando)\b)|nunca|jamas|en\s+ningun\s+caso|"
+    r"en\s+ninguna\s+circunstancia|en\s+todo\s+caso|en\s+todo\s+momento|"
+    r"(?<!\bun\s)(?<!\bno\s)solo|solamente|unicamente|exclusivamente|prohibid[oa]s?|prohiben?)\b")
+# An exception stated in a passage or in the prose around an absolute.
+PROSE_EXCEPTION = re.compile(
+    r"\b(salvo|excepto|excepcion(?:es)?|excepcional(?:es|mente)?|a\s+menos\s+que|"
+    r"no\s+obstante|sin\s+perjuicio)\b")
+
+# The practice bank's tells (build/banktells.py), on folded option text. An absolute or sweeping
+# option ("Nunca.", "Sí, siempre.", "Cualquier vehículo…"): the classic always-wrong distractor.
+OPTION_ABSOLUTE = re.compile(
+    r"\b(siempre(?!\s+(?:que|y\s+cuando)\b)|nunca|jamas|en\s+ningun\s+caso|en\s+todo\s+caso|"
+    r"(?<!\bun\s)(?<!\bno\s)solo|unicamente|exclusivamente|todos|todas|cualquier|ninguno|"
+    r"ninguna)\b")
+# A qualifier that makes an option conditional, the mark of a carefully written right answer
+# ("salvo que…", "si…", "cuando…"). The answer word "Sí," / "Sí." is not the conditional "si".
+OPTION_QUALIFIER = re.compile(
+    r"\b(salvo|excepto|siempre\s+que|a\s+menos\s+que|cuando|aunque|mientras|si(?![,.\w]))\b")
+# A citation placeholder in a guide's body (build/guides.py PLACEHOLDER), its number captured.
+PLACEHOLDER_NUMBER = re.compile(r"CITAVIALCITE(\d+)X")
+# Punctuation between words, turned into spaces before whole-word lookups in folded passages.
+PROSE_PUNCT = re.compile(r"[^\w/%]+")
+
 # --- XML, text and authored content ------------------------------------------------------------
 
 # The end of an XML prolog: "<" followed by a name character starts the root element.

@@ -15,13 +15,16 @@ from pathlib import Path
 
 from citavial.build.atomic import staged_dir, write_staged
 from citavial.build.corpus import verify_corpus
+from citavial.build.errors import BuildErrors
 from citavial.build.figures import collect_figures
-from citavial.build.guides import guide_pages, read_guides
+from citavial.build.guides import guide_pages, prose_items, read_guides
 from citavial.build.index import build_index, collect, promoted_hooks
 from citavial.build.index.embed import corpus_model
 from citavial.build.ingest import ingest
 from citavial.build.models import ALLOWLIST_SCHEMA, Citation, Regulation
 from citavial.build.practice import bank_json, read_bank
+from citavial.build.practice import prose_items as practice_prose
+from citavial.build.prose import check_prose
 from citavial.build.refs import RefError, parse_ref
 from citavial.build.render import ExtraPage, render, render_pages
 from citavial.build.verify import Pages, check_quote, gate_counts, verify
@@ -80,15 +83,23 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     reg = load_regulation(corpus_dir, as_of)
     guides = [] if regulation_only else read_guides(site_src / "content")
     bank = [] if regulation_only else read_bank(site_src / "practice")
-    citations = [c for g in guides for c in g.citations] + [q.citation for q in bank]
+    citations = [c for g in guides for c in g.citations] + [c for q in bank for c in q.citations]
+    items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
+    findings = check_prose(reg, items)   # reported with the gate's failures, then on its own
     t1 = time.perf_counter()
     with staged_dir(Path(out_dir)) as stage:
         pages = render(reg, site_src, stage)
         t2 = time.perf_counter()
-        checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
+        try:
+            checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
+        except BuildErrors as exc:
+            raise BuildErrors(exc.errors + findings) from None
+        if findings:
+            raise BuildErrors(findings)
         t3 = time.perf_counter()
         links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
         gate = gate_counts(checks, allowlist)
+        gate["prose"] = {"items": len(items), "findings": len(findings)}
         bank_data = bank_json(bank, links, _digest([q.citation.quote for q in bank]))
         extra = guide_pages(guides, links) + [
             ExtraPage("practica.html", "practice.html", {
@@ -111,7 +122,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     t5 = time.perf_counter()
     return (f"built {len(pages)} pages, {len(reg.units)} units, {len(allowlist)} citable passages "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
-            f"({len(guides)} guides, {len(bank)} practice questions), deep links "
+            f"({len(guides)} guides, {len(bank)} practice questions); prose check: {len(items)} "
+            f"items, {len(findings)} findings; deep links "
             f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
             f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s, index {t5 - t4:.2f} s); "
             f"{index_report}")

@@ -12,6 +12,8 @@ Format (documented in site_src/practice/README.md)::
     cita: art48.1.a.1o
     texto: exact words of that passage
     explicacion: one or two sentences
+    cita2: art68.1.p2          (optional: more quotes — an exception, a list's lead-in)
+    texto2: exact words of that passage
 
 Each explanation's quote (cita + texto) goes through the same gate as the guides (verify.py).
 """
@@ -28,6 +30,10 @@ from citavial.build.patterns import QUESTION_ID
 from citavial.build.refs import RefError, parse_ref
 
 KEYS = ("tema", "pregunta", "a", "b", "c", "correcta", "cita", "texto", "explicacion")
+# Optional after explicacion: more quotes the explanation relies on (an exception, a list's
+# lead-in), each a cita/texto pair checked by the same gate.
+MORE_KEYS = (("cita2", "texto2"), ("cita3", "texto3"))
+ALL_KEYS = KEYS + tuple(k for pair in MORE_KEYS for k in pair)
 TOPICS = {
     "velocidad": "Velocidad", "adelantamientos": "Adelantamientos", "prioridad": "Prioridad de paso",
     "luces": "Luces y alumbrado", "parada-estacionamiento": "Parada y estacionamiento",
@@ -48,6 +54,12 @@ class Question:
     correct: int            # 0, 1 or 2
     explanation: str
     citation: Citation
+    more: tuple[Citation, ...] = ()   # cita2/texto2, cita3/texto3
+    line: int = 0                     # the line of its explanation
+
+    @property
+    def citations(self) -> tuple[Citation, ...]:
+        return (self.citation,) + self.more
 
     def __repr__(self) -> str:
         return f"Question({self.id})"
@@ -91,9 +103,9 @@ def _blocks(path: Path, errors: list[BuildError]):
         else:
             key, sep, value = line.partition(":")
             key = key.strip()
-            if not sep or key not in KEYS:
+            if not sep or key not in ALL_KEYS:
                 errors.append(BuildError(f"{path}:{n}", f"unknown line {line[:40]!r}",
-                                         f"use 'key: value' with a key among {', '.join(KEYS)}"))
+                                         f"use 'key: value' with a key among {', '.join(ALL_KEYS)}"))
             elif key in current[1]:
                 errors.append(BuildError(f"{path}:{n}", f"key {key!r} repeated",
                                          "give each key once per question"))
@@ -127,15 +139,35 @@ def _question(path: Path, start: int, f: dict, errors: list[BuildError]) -> Ques
     options = (f["a"][1], f["b"][1], f["c"][1])
     if len(set(options)) != 3:
         errors.append(BuildError(where, "two options are identical", "make the options distinct"))
-    line, raw_ref = f["cita"]
+    more = []
+    for cita, texto in MORE_KEYS:
+        if (cita in f) != (texto in f):
+            errors.append(BuildError(where, f"question {qid!r} has {cita if cita in f else texto} "
+                                     f"without {texto if cita in f else cita}",
+                                     f"give both {cita} and {texto}, or neither"))
+        elif cita in f:
+            more.append(_citation(path, f[cita][1], f[texto]))
+    return Question(id=qid, topic=topic, question=f["pregunta"][1], options=options,
+                    correct="abc".index(correct), explanation=f["explicacion"][1],
+                    citation=_citation(path, f["cita"][1], f["texto"]), more=tuple(more),
+                    line=f["explicacion"][0])
+
+
+def _citation(path: Path, raw_ref: str, texto: tuple[int, str]) -> Citation:
     try:
         ref, err = parse_ref(raw_ref), ""
     except RefError as exc:
         ref, err = raw_ref, str(exc)
-    citation = Citation(str(path), f["texto"][0], ref, f["texto"][1], err)
-    return Question(id=qid, topic=topic, question=f["pregunta"][1], options=options,
-                    correct="abc".index(correct), explanation=f["explicacion"][1],
-                    citation=citation)
+    return Citation(str(path), texto[0], ref, texto[1], err)
+
+
+def prose_items(bank: list[Question]) -> list:
+    """Each question's explanation and correct option for the prose check (build/prose.py); the
+    question's own numbers are given, not claimed."""
+    from citavial.build.prose import ProseItem
+
+    return [ProseItem(q.citation.file, q.line, f"{q.explanation} {q.options[q.correct]}",
+                      q.citations, given=q.question) for q in bank]
 
 
 def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], version: str) -> dict:
@@ -151,5 +183,7 @@ def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], vers
             "correct": q.correct, "explanation": q.explanation, "quote": q.citation.quote,
             "ref": q.citation.ref, "label": human_label(q.citation.ref),
             "url": links[(q.citation.file, q.citation.line, q.citation.quote)],
+            "more": [{"quote": c.quote, "ref": c.ref, "label": human_label(c.ref),
+                      "url": links[(c.file, c.line, c.quote)]} for c in q.more],
         } for q in sorted(bank, key=lambda q: q.id)],
     }

@@ -71,13 +71,14 @@ def _guide_links(site_dir: Path) -> list[tuple[str, str]]:
 
 def link_cases(site_dir: Path) -> list[tuple[str, str, str | None]]:
     """(label, url, intended id or None) for a sample of the allowlist (every kind), every guide
-    chip and every practice explanation link."""
+    chip and every practice explanation link (and its supporting quotes' links)."""
     allow = json.loads((site_dir / "allowlist.json").read_text())["entries"]
     bank = json.loads((site_dir / "practice-bank.json").read_text())["questions"]
     cases: list[tuple[str, str, str | None]] = [
         (f"allowlist {e['ref']} ({e['directive']})", e["url"], e["anchor"]) for e in _sample(allow)]
     cases += [(f"{name} chip", href, None) for name, href in _guide_links(site_dir)]
     cases += [(f"practice {q['id']}", q["url"], None) for q in bank]
+    cases += [(f"practice {q['id']} more", m["url"], None) for q in bank for m in q["more"]]
     return cases
 
 
