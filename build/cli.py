@@ -1,4 +1,4 @@
-"""The build's `citavial` subcommands: build, verify-quote, fetch (+ search and eval).
+"""The build's `citavial` subcommands: build, verify-quote, check, fetch (+ search and eval).
 
 ``add_parsers(subparsers)`` registers them; the console script itself is composed in
 citavial.worker.cli, because the worker may import the build and never the reverse.
@@ -44,6 +44,54 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_check(args: argparse.Namespace) -> int:
+    """Exit 0 when every citation passes, 1 when one does not, 2 when the check cannot run."""
+    from citavial.build import check_report as out
+    from citavial.build.check import CheckUsageError, check_notes, fix_links
+    try:
+        report, texts = check_notes(args.paths, corpus=args.corpus, site_src=args.site_src,
+                                    as_of=args.as_of, cache_dir=args.cache_dir)
+        fixed = fix_links(report, texts, args.base_url) if args.fix_links else {}
+    except (CheckUsageError, OSError) as err:
+        message = f"citavial check: error: {err}"
+        print(message, file=sys.stderr)
+        if args.format != "human":
+            print(out.error_json(message) if args.format == "json" else out.github_error(message),
+                  end="")
+        return 2
+    if fixed:
+        from citavial.build.check import settle_fixed
+        report = settle_fixed(report, fixed)
+    text = {"human": lambda: out.human(report, args.verbose, fixed),
+            "json": lambda: out.as_json(report, fixed),
+            "github": lambda: out.github(report, fixed)}[args.format]()
+    print(text, end="")
+    return 1 if report.failed else 0
+
+
+def _add_check(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("check", help="verify every citation in Markdown notes with the build's "
+                       "gate (exit 0 ok, 1 bad citations, 2 usage or I/O error)")
+    c.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                   help="Markdown files, or folders searched for *.md / *.markdown")
+    c.add_argument("--format", choices=("human", "json", "github"), default="human",
+                   help="human lines (default), one JSON object, or GitHub annotations")
+    c.add_argument("--fix-links", action="store_true",
+                   help="rewrite each verified citation's link to its proven deep link "
+                        "(the ref stays in the link title)")
+    c.add_argument("--base-url", default="",
+                   help="where the site is published, prefixed to --fix-links links, "
+                        "e.g. https://example.org/citavial/ (default: site-relative links)")
+    c.add_argument("-v", "--verbose", action="store_true", help="also list passing citations")
+    c.add_argument("--as-of", type=_as_of, default=date.today(),
+                   help="date whose in-force wording is checked (default: today)")
+    c.add_argument("--corpus", type=Path, default=paths.CORPUS)
+    c.add_argument("--site-src", type=Path, default=paths.SITE_SRC)
+    c.add_argument("--cache-dir", type=Path, default=None,
+                   help="rendered-page cache (default: $CITAVIAL_CACHE or ~/.cache/citavial)")
+    c.set_defaults(func=_cmd_check)
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register the build's subcommands (and search/eval) on the main parser."""
     b = sub.add_parser("build", help="verify the corpus, ingest, render and check the site into dist/")
@@ -74,6 +122,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="API base URL (the test suite points it at a local server)")
     f.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
     f.set_defaults(func=_cmd_fetch)
+
+    _add_check(sub)
 
     from citavial.build.search_cli import add_parsers as add_search_parsers
     add_search_parsers(sub)

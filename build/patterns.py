@@ -211,6 +211,18 @@ LITERAL_WHITESPACE = re.compile(r"[ \t\n\r\f\u00a0]+")
 CITATION = re.compile(r"\[«(?P<quote>[^«»\[\]]+)»\]\(cita:(?P<ref>[^)\s]+)\)")
 # Anything that looks like the start of a citation (left over after CITATION = malformed).
 LOOSE_CITATION = re.compile(r"\(cita:|\[«")
+# `citavial check`: a citation whose link --fix-links made the proven deep link, the ref kept in
+# the link's title: [«quote»](URL "cita:REF").
+CITATION_LINKED = re.compile(
+    r'\[«(?P<quote>[^«»\[\]]+)»\]\((?P<url>[^)\s"]+)[ \t]+"cita:(?P<ref>[^"\s]+)"\)')
+# `citavial check`: a guillemet quote in existing prose tagged by an HTML comment right after it:
+# «quote» <!-- cita: REF -->.
+CITATION_COMMENT = re.compile(
+    r"«(?P<quote>[^«»\[\]]+)»[ \t]*<!--[ \t]*cita:[ \t]*(?P<ref>[^\s>]+)[ \t]*-->")
+# `citavial check`: what is left of any citation form once the well-formed ones are taken out.
+LOOSE_CHECK_CITATION = re.compile(r'\(cita:|\[«|"cita:|<!--[ \t]*cita:')
+# A Markdown code span on one line (`…` or ``…``): a citation inside it is an example, not a claim.
+CODE_SPAN = re.compile(r"(?P<ticks>`+)[^\n]+?(?P=ticks)")
 # A guide's front matter: "---" lines around "key: value" lines at the very start.
 FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
 # A practice question id: "<topic>-NNN".

@@ -30,6 +30,36 @@ _LITERAL_WS = LITERAL_WHITESPACE
 ROW_SEPARATOR = " | "  # a quote of consecutive table cells of one row: "Autopista y autovía | 120"
 
 
+# Every reason the gate gives, by a stable code (``citavial check --format json``, GitHub
+# annotation titles) and the prefix its message starts with; tests/test_check.py proves each
+# QuoteCheck message below has a code, and the check fixtures produce every one.
+REASONS: tuple[tuple[str, str], ...] = (
+    ("ref-unknown", "ref unknown"),
+    ("ref-repealed", "ref repealed"),
+    ("too-short", "too short to be meaningful"),
+    ("row-not-found", "table row not found"),
+    ("row-ambiguous", "table row found"),
+    ("row-spans-passages", "table row spans more than one passage"),
+    ("row-not-selectable", "table row cannot be selected"),
+    ("ambiguous", "found "),
+    ("outside-passage", "outside the cited passage"),
+    ("not-literal", "not literal"),
+    ("straddles-blocks", "straddles a block boundary"),
+    ("not-word-bounded", "not word-bounded"),
+    ("not-found", "not found on the cited page"),
+)
+
+
+def reason_code(reason: str) -> str:
+    """The stable code of a gate reason ("" when it passed)."""
+    if not reason:
+        return ""
+    for code, prefix in REASONS:
+        if reason.startswith(prefix):
+            return code
+    raise ValueError(f"gate reason {reason!r} has no code: add it to verify.REASONS")
+
+
 @dataclass(frozen=True)
 class QuoteCheck:
     """The verdict on one quote: ``reason`` is empty when it passes; ``url`` is its deep link."""
@@ -77,6 +107,8 @@ def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
     blocks = subtree(unit, cit.ref) if unit else []
     if unit is None or (not blocks and cit.ref != unit.ref):
         return QuoteCheck(cit, f"ref unknown: {cit.ref} is not a passage of RD 1428/2003")
+    if not blocks:   # a unit whose text is only headings or images (e.g. anexoIV)
+        return QuoteCheck(cit, f"ref unknown: {cit.ref} has no citable passage on {unit.page}")
     if unit.status != IN_FORCE or not any(b.status == IN_FORCE for b in blocks):
         return QuoteCheck(cit, f"ref repealed: {cit.ref} is {unit.status if unit.status != IN_FORCE else blocks[0].status} "
                                f"on {reg.as_of} and cannot be cited")
@@ -134,7 +166,11 @@ def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: set[str]) -> 
         return QuoteCheck(cit, f"outside the cited passage: found in #{first.anchor} on "
                                f"{unit.page}, not in {fragment(cit.ref)}")
     row_text = " ".join(page.blocks[found[0] + j].text for j in range(k))
-    link = deep_link(page, first.anchor, row_text)
+    try:
+        link = deep_link(page, first.anchor, row_text)
+    except BuildError:   # the cells run past the first cell's passage into the next one
+        return QuoteCheck(cit, f"table row spans more than one passage (#{first.anchor} to "
+                               f"#{last.anchor}); quote cells of one passage")
     if link.kind == "fallback":
         return QuoteCheck(cit, "table row cannot be selected by a text-fragment link on this "
                                "page; quote a different row or more cells")

@@ -10,10 +10,14 @@ python3 -m pip install --quiet --disable-pip-version-check "uv==0.13.9"
 python3 -m uv sync --locked --python python3.11
 
 # Browser tests drive Debian's Chromium; Playwright's own browser download is never used.
-if [ ! -x /usr/bin/chromium ]; then
+# The scale-out test (tests/adversarial/test_scale_out.py) runs Debian's nginx.
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
+if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq chromium >/dev/null
+  apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 bash tests/lint.sh

@@ -226,3 +226,34 @@ def test_every_pattern_has_a_table_test():
     compiled = [k for k, v in vars(P).items() if hasattr(v, "pattern") and k.isupper()]
     untested = [k for k in compiled if f"P.{k}" not in sources and f'"{k}"' not in sources]
     assert not untested, f"patterns without a table test: {untested}"
+
+
+@pytest.mark.parametrize("pattern, text, groups", [
+    pytest.param(P.CITATION_LINKED, '[«a b c d»](https://x.org/art48.html#art48-1:~:text=a "cita:art48.1")',
+                 {"quote": "a b c d", "url": "https://x.org/art48.html#art48-1:~:text=a",
+                  "ref": "art48.1"}, id="linked"),
+    pytest.param(P.CITATION_LINKED, "[«a b c d»](cita:art48.1)", None, id="linked-not-plain"),
+    pytest.param(P.CITATION_LINKED, '[«a b»](u "title")', None, id="linked-other-title"),
+    pytest.param(P.CITATION_COMMENT, "dice «a b c d» <!-- cita: art82.2 --> y",
+                 {"quote": "a b c d", "ref": "art82.2"}, id="comment"),
+    pytest.param(P.CITATION_COMMENT, "«a b»<!--cita:art82.2-->", {"quote": "a b", "ref": "art82.2"},
+                 id="comment-tight"),
+    pytest.param(P.CITATION_COMMENT, "«a b»\n<!-- cita: art82.2 -->", None,
+                 id="comment-next-line"),
+    pytest.param(P.CITATION_COMMENT, "«a b» <!-- nota -->", None, id="comment-other"),
+])
+def test_check_citation_forms(pattern, text, groups):
+    m = pattern.search(text)
+    assert (m.groupdict() if m else None) == groups
+
+
+@pytest.mark.parametrize("pattern, text, found", [
+    pytest.param(P.LOOSE_CHECK_CITATION, "[«a « b»](cita:x)", ["[«", "(cita:"], id="loose-link"),
+    pytest.param(P.LOOSE_CHECK_CITATION, '(u "cita:x")', ['"cita:'], id="loose-title"),
+    pytest.param(P.LOOSE_CHECK_CITATION, "<!-- cita: x", ["<!-- cita:"], id="loose-comment"),
+    pytest.param(P.LOOSE_CHECK_CITATION, "«citado» en prosa", [], id="loose-prose"),
+    pytest.param(P.CODE_SPAN, "a `x` b ``y`z`` c", ["`x`", "``y`z``"], id="code-spans"),
+    pytest.param(P.CODE_SPAN, "a `x\ny` b", [], id="code-span-one-line"),
+])
+def test_check_scanning_patterns(pattern, text, found):
+    assert [m.group(0) for m in pattern.finditer(text)] == found

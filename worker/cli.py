@@ -1,5 +1,5 @@
 """The `citavial` console script: the build's subcommands plus the worker's (serve, ask,
-model-setup, calibrate).
+model-setup, calibrate, mcp).
 
 The composition lives here because the worker may import the build, never the reverse. Each
 subcommand sets ``func`` to a function of the parsed arguments that returns the exit status.
@@ -60,11 +60,32 @@ def add_parsers(subparsers) -> None:
     c.add_argument("--dist", type=Path, default=DIST)
     c.set_defaults(func=_cmd_calibrate)
 
+    mc = subparsers.add_parser("mcp", help="serve the verified passages to an MCP client on "
+                               "stdio (tools search, get_passage, verify_quote, deep_link)")
+    mc.add_argument("--dist", type=Path, default=DIST, help="the built site (default dist/)")
+    mc.add_argument("--base-url", default="", type=_base_url,
+                    help="where the site is published, e.g. https://example.org/citavial/ "
+                         "(default: links relative to the site root)")
+    mc.set_defaults(func=_cmd_mcp)
+
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from citavial.worker.serve import serve
     serve(args.dist, host=args.host, port=args.port, ask_per_minute=args.rate,
           max_waiting=args.queue, load_llm=not args.no_model, model_lead=args.model_lead)
+    return 0
+
+
+def _base_url(value: str) -> str:
+    if value and not value.startswith(("https://", "http://")):
+        raise argparse.ArgumentTypeError(f"--base-url {value!r} is not an http(s) URL; give "
+                                         "e.g. https://example.org/citavial/")
+    return value if not value or value.endswith("/") else value + "/"
+
+
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    from citavial.worker.mcp_server import serve_stdio
+    serve_stdio(args.dist, args.base_url)   # stdout is the protocol: nothing else is printed
     return 0
 
 

@@ -91,6 +91,8 @@ def serve(dist_dir: Path, host: str = "127.0.0.1", port: int = 8000, **kwargs) -
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     state = load_state(dist_dir, **kwargs)
     server = make_server(state, host, port)
+    from citavial.worker.drain import drain_on_sigterm
+    drain_on_sigterm(server)
     mode = ("generative" if state.deps and state.deps.model else
             "extractive-only" if state.deps else "static site only")
     print(f"citavial worker on http://{server.effective_host}:{server.effective_port}/ "

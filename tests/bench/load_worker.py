@@ -43,12 +43,14 @@ def percentile(values: list[float], p: float) -> float:
     return s[min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))]
 
 
-def one_request(host: str, port: int, i: int, ask_every: int, timeout: float) -> dict:
+def one_request(host: str, port: int, i: int, ask_every: int, timeout: float,
+                source: str | None = None) -> dict:
     q = QUESTIONS[i % len(QUESTIONS)]
     ask = ask_every > 0 and i % ask_every == 0
     endpoint = "ask" if ask else "search"
     t0 = time.perf_counter()
-    conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    conn = http.client.HTTPConnection(host, port, timeout=timeout,   # source: a loopback
+                                      source_address=(source, 0) if source else None)  # client
     try:
         if ask:
             conn.request("POST", "/api/ask", json.dumps({"question": q}).encode(),

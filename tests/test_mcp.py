@@ -1,0 +1,175 @@
+"""`citavial mcp` driven by the MCP SDK's own client over stdio, on a real built site.
+
+One server process answers every call of the tables below (spawning one per case would cost a
+second each); each case is then asserted on its own. The server is started from an empty
+folder with $CITAVIAL_HOME pointing at an empty folder, so it can only have read --dist.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+BASE = "https://example.org/rgc/"
+FIELDS = {"ref", "label", "text", "url", "as_of", "source", "license"}
+QUOTE = "el adelantamiento deberá efectuarse por la izquierda del vehículo"
+
+CALLS = {  # id → (tool, arguments)
+    "search": ("search", {"query": "¿Cuál es la velocidad máxima en autopista?", "k": 3}),
+    "search-default-k": ("search", {"query": "adelantar por la derecha"}),
+    "get-canonical": ("get_passage", {"ref": "art82.1"}),
+    "get-human": ("get_passage", {"ref": "artículo 82.2"}),
+    "verify-ok": ("verify_quote", {"ref": "art82.1", "text": QUOTE}),
+    "verify-not-literal": ("verify_quote", {"ref": "art82.1", "text": QUOTE.replace("á", "a")}),
+    "verify-outside": ("verify_quote", {"ref": "art82.2", "text": QUOTE}),
+    "link-passage": ("deep_link", {"ref": "art82.1"}),
+    "link-quote": ("deep_link", {"ref": "art82.1", "text": QUOTE}),
+}
+BAD_CALLS = {  # id → (tool, arguments, words the error must contain)
+    "missing-argument": ("get_passage", {}, "ref"),
+    "k-wrong-type": ("search", {"query": "luces", "k": "many"}, "k"),
+    "k-out-of-range": ("search", {"query": "luces", "k": 99}, "k=99 is out of range"),
+    "empty-query": ("search", {"query": "  ", "k": 3}, "query"),
+    "query-too-long": ("search", {"query": "a" * 501, "k": 3}, "at most 500"),
+    "ref-unknown": ("get_passage", {"ref": "art999"}, "not a citable passage"),
+    "ref-unparsable": ("get_passage", {"ref": "capítulo tres"}, "is not a reference"),
+    "ref-repealed": ("get_passage", {"ref": "art51"}, "not a citable passage"),
+    "link-not-literal": ("deep_link", {"ref": "art82.1", "text": "por donde se quiera ir"},
+                         "not a literal quote"),
+    "unknown-tool": ("delete_everything", {}, "delete_everything"),
+}
+
+
+async def _session(dist: Path, cwd: Path) -> dict:
+    env = {"CITAVIAL_HOME": str(cwd)}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    params = StdioServerParameters(command=sys.executable, cwd=str(cwd), env=env,
+                                   args=["-m", "citavial.worker.cli", "mcp", "--dist", str(dist),
+                                         "--base-url", BASE.rstrip("/")])
+    out: dict = {}
+    async with Client(params, read_timeout_seconds=60) as client:
+        out["tools"] = (await client.list_tools()).tools
+        for name, (tool, args) in CALLS.items():
+            out[name] = await client.call_tool(tool, args)
+        for name, (tool, args, _) in BAD_CALLS.items():
+            out[name] = await client.call_tool(tool, args)
+        out["resources"] = (await client.list_resources()).resources
+        out["art48"] = await client.read_resource("citavial://art48")
+        try:
+            await client.read_resource("citavial://art999")
+        except MCPError as err:
+            out["resource-unknown"] = err
+        out["still-alive"] = await client.call_tool(*CALLS["get-canonical"])
+    return out
+
+
+@pytest.fixture(scope="module")
+def dist(built_site, tmp_path_factory):
+    copy = tmp_path_factory.mktemp("mcp") / "dist"
+    shutil.copytree(built_site, copy)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def session(dist, tmp_path_factory):
+    empty = tmp_path_factory.mktemp("empty-project")
+    return asyncio.run(_session(dist, empty))
+
+
+@pytest.fixture(scope="module")
+def allowlist(dist):
+    doc = json.loads((dist / "allowlist.json").read_text(encoding="utf-8"))
+    return {e["ref"].partition("#")[2]: e for e in doc["entries"]}
+
+
+def _passage_ok(p: dict, allowlist: dict) -> None:
+    assert set(p) >= FIELDS, p
+    entry = allowlist[p["ref"]]
+    assert p["text"] == entry["text"] and p["url"].startswith(BASE + entry["url"].split("#")[0])
+    assert p["as_of"] == entry["as_of"] and p["source"].startswith("https://www.boe.es/")
+    assert "BOE" in p["license"]
+
+
+def test_tools_are_listed_read_only(session):
+    tools = {t.name: t for t in session["tools"]}
+    assert set(tools) == {"search", "get_passage", "verify_quote", "deep_link"}
+    assert tools["verify_quote"].input_schema["required"] == ["ref", "text"]
+    assert tools["deep_link"].input_schema["required"] == ["ref"]
+    assert all(t.annotations.read_only_hint for t in tools.values())
+
+
+@pytest.mark.parametrize("name", ["search", "search-default-k"])
+def test_search(session, allowlist, name):
+    r = session[name]
+    hits = r.structured_content["hits"]
+    assert not r.is_error and 1 <= len(hits) <= CALLS[name][1].get("k", 5)
+    for h in hits:
+        _passage_ok(h, allowlist)
+
+
+@pytest.mark.parametrize("name, ref", [("get-canonical", "art82.1"), ("get-human", "art82.2")])
+def test_get_passage(session, allowlist, name, ref):
+    r = session[name]
+    assert not r.is_error and r.structured_content["ref"] == ref
+    _passage_ok(r.structured_content, allowlist)
+    assert r.structured_content["url"] == BASE + allowlist[ref]["url"]
+
+
+@pytest.mark.parametrize("name, ok, code", [("verify-ok", True, ""),
+                                            ("verify-not-literal", False, "not-literal"),
+                                            ("verify-outside", False, "outside-passage")])
+def test_verify_quote_is_the_gate(session, allowlist, name, ok, code):
+    r = session[name].structured_content
+    assert (r["ok"], r["code"]) == (ok, code) and bool(r["reason"]) is not ok
+    _passage_ok(r["passage"], allowlist)
+    if ok:
+        assert r["passage"]["url"] == BASE + "art82.html#art82-1:~:text=" + \
+            "el%20adelantamiento%20deber%C3%A1%20efectuarse%20por%20la%20izquierda%20del%20veh%C3%ADculo"
+
+
+def test_deep_link(session, allowlist):
+    whole, quote = session["link-passage"], session["link-quote"]
+    assert whole.structured_content["url"] == BASE + allowlist["art82.1"]["url"]
+    assert quote.structured_content["url"] == session["verify-ok"].structured_content[
+        "passage"]["url"] and quote.structured_content["quote"] == QUOTE
+
+
+@pytest.mark.parametrize("name", list(BAD_CALLS))
+def test_bad_arguments_are_tool_errors(session, name):
+    r = session[name]
+    assert r.is_error and BAD_CALLS[name][2] in r.content[0].text, r.content
+
+
+def test_server_survives_bad_calls(session):
+    assert not session["still-alive"].is_error
+
+
+def test_unit_resources(session, allowlist):
+    uris = {str(r.uri) for r in session["resources"]}
+    assert "citavial://art48" in uris and "citavial://anexoI.5" in uris
+    assert len(uris) == len({e["page"] for e in allowlist.values()})
+    doc = json.loads(session["art48"].contents[0].text)
+    assert doc["unit"] == "art48" and [p["ref"] for p in doc["passages"]][:2] == ["art48.1",
+                                                                                 "art48.1.a"]
+    for p in doc["passages"]:
+        _passage_ok(p, allowlist)
+    assert "Unknown resource" in str(session["resource-unknown"])
+
+
+def test_missing_dist_is_a_clear_error(tmp_path):
+    import subprocess
+    proc = subprocess.run([sys.executable, "-m", "citavial.worker.cli", "mcp", "--dist",
+                           str(tmp_path / "nope")], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 1 and "allowlist" in proc.stderr and "citavial build" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,48 @@
+"""Stop gracefully on SIGTERM: stop accepting, finish the requests in flight, then exit.
+
+Behind a reverse proxy (README "Scale-out"), a worker that is stopped or restarted must not cut
+the answers it is streaming: on SIGTERM it closes its listening socket at once (the proxy's next
+connection is refused and goes to another worker), lets every open connection finish, and
+exits 0 — or after ``grace`` seconds, whatever is left. SIGKILL cannot be handled; see the README.
+waitress has no graceful stop of its own, hence this small piece.
+"""
+
+from __future__ import annotations
+
+import _thread
+import logging
+import signal
+import socket
+import threading
+import time
+
+log = logging.getLogger("citavial.worker")
+
+
+def drain_on_sigterm(server, grace: float = 30.0) -> None:
+    """Install the SIGTERM handler for a waitress ``server`` run in the main thread."""
+    def on_term(signum, frame) -> None:
+        if getattr(server, "_citavial_draining", False):
+            return
+        server._citavial_draining = True
+        log.info("SIGTERM: no new connections; finishing %d open one(s)",
+                 len(server.active_channels))
+        server.accepting = False
+        server.del_channel()      # off the event loop's map (this runs in the loop's thread)
+        try:   # refuse new connections now; the fd stays valid for a select() in progress
+            server.socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        threading.Thread(target=_finish, args=(server, grace), daemon=True,
+                         name="citavial-drain").start()
+    signal.signal(signal.SIGTERM, on_term)
+
+
+def _finish(server, grace: float) -> None:
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and (server.active_channels or server.task_dispatcher.queue):
+        time.sleep(0.02)
+    log.info("SIGTERM: drained; exiting")
+    # waitress's run() ends on KeyboardInterrupt in the main thread (it then stops its threads);
+    # closing its sockets from here instead would break the select() it is blocked in.
+    _thread.interrupt_main()
