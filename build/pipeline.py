@@ -26,6 +26,10 @@ from citavial.build.refs import RefError, parse_ref
 from citavial.build.render import ExtraPage, render, render_pages
 from citavial.build.verify import Pages, check_quote, gate_counts, verify
 
+# The DGT theory exam for permiso B (RD 818/2009, anexo VI); simulacro-core.js holds the same
+# figures for the page's logic, and tests/browser/test_simulacro.py checks they agree.
+EXAM_RULES = {"questions": 30, "minutes": 30, "max_errors": 3}
+
 REPORTS = Path(__file__).resolve().parent.parent / "golden" / "reports"
 
 
@@ -94,6 +98,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             ExtraPage("practica.html", "practice.html", {
                 "n_questions": len(bank), "params": {"prior": "0,25", "learn": "0,15",
                                                      "slip": "0,10"}}),
+            ExtraPage("simulacro.html", "simulacro.html", {"rules": EXAM_RULES}),
             ExtraPage("porque.html", "porque.html",
                       {"figures": collect_figures(gate, Path(reports_dir))}),
             ExtraPage("buscar.html", "search.html", {}),

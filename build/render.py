@@ -61,6 +61,7 @@ def environment(site_src: Path) -> Environment:
 
 # The site's sections, linked from every page's header (filename, label).
 NAV = (("guias.html", "Guías"), ("buscar.html", "Buscar"), ("practica.html", "Practicar"),
+       ("simulacro.html", "Simulacro"),
        ("porque.html", "Por qué"))
 
 
