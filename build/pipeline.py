@@ -96,8 +96,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         bank_data = bank_json(bank, links, _digest([q.citation.quote for q in bank]))
         extra = guide_pages(guides, links) + [
             ExtraPage("practica.html", "practice.html", {
-                "n_questions": len(bank), "params": {"prior": "0,25", "learn": "0,15",
-                                                     "slip": "0,10"}}),
+                "n_questions": len(bank)}),
             ExtraPage("simulacro.html", "simulacro.html", {"rules": EXAM_RULES}),
             ExtraPage("porque.html", "porque.html",
                       {"figures": collect_figures(gate, Path(reports_dir))}),
