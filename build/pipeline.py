@@ -15,6 +15,7 @@ from pathlib import Path
 
 from citavial.build.atomic import staged_dir, write_staged
 from citavial.build.corpus import verify_corpus
+from citavial.build.deeplinks import write_page_links
 from citavial.build.figures import collect_figures
 from citavial.build.guides import guide_pages, read_guides
 from citavial.build.index import build_index, collect, promoted_hooks
@@ -104,6 +105,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         ]
         pages += render_pages(reg, site_src, stage, extra)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
+        write_page_links(reg, stage, allowlist)
         write_json(stage / "practice-bank.json", bank_data)
         write_staged(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")

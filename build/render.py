@@ -14,6 +14,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from citavial.build.atomic import write_staged
+from citavial.build.deeplinks import script_name
 from citavial.build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation
 from citavial.build.refs import anchor
 
@@ -55,6 +56,7 @@ def environment(site_src: Path) -> Environment:
     )
     env.filters["anchor"] = anchor
     env.filters["fecha"] = spanish_date
+    env.filters["deeplinks_script"] = script_name
     env.globals["STATUS_LABELS"] = STATUS_LABELS
     return env
 
