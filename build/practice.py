@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from citavial.build.changes import latest_change
 from citavial.build.errors import BuildError, BuildErrors
 from citavial.build.guides import read_utf8
 from citavial.build.models import Citation
@@ -138,8 +139,10 @@ def _question(path: Path, start: int, f: dict, errors: list[BuildError]) -> Ques
                     citation=citation)
 
 
-def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], version: str) -> dict:
-    """The bank as the practice page reads it; every explanation's link is the gate's deep link."""
+def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], version: str,
+              recent: dict | None = None) -> dict:
+    """The bank as the practice page reads it; every explanation's link is the gate's deep link.
+    ``recent``: {passage ref: date its words last changed} for the "este texto cambió" warning."""
     from citavial.build.refs import human_label
 
     return {
@@ -151,5 +154,11 @@ def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], vers
             "correct": q.correct, "explanation": q.explanation, "quote": q.citation.quote,
             "ref": q.citation.ref, "label": human_label(q.citation.ref),
             "url": links[(q.citation.file, q.citation.line, q.citation.quote)],
+            "changed": _iso(latest_change(q.citation.ref, recent or {})),
         } for q in sorted(bank, key=lambda q: q.id)],
     }
+
+
+
+def _iso(day) -> str:
+    return day.isoformat() if day else ""

@@ -25,6 +25,12 @@
     var m = /^#q=([a-z0-9-]+)$/.exec(window.location.hash);
     return m && byId[m[1]] ? m[1] : null;
   }
+  var MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+                "septiembre", "octubre", "noviembre", "diciembre"];
+  function fecha(iso) {   // "2026-10-01" → "1 de octubre de 2026", as the build writes dates
+    var p = iso.split("-");
+    return Number(p[2]) + " de " + MONTHS[Number(p[1]) - 1] + " de " + p[0];
+  }
   function text(el, s) { el.textContent = s; return el; }
   function make(tag, cls, s) {
     var el = document.createElement(tag);
@@ -72,6 +78,11 @@
     text($("p-explanation"), current.explanation);
     text($("p-quote"), current.quote);
     var link = $("p-link"); link.href = current.url; text(link, "Leer en el reglamento: " + current.label);
+    $("p-changed").hidden = !current.changed;
+    if (current.changed) {
+      text($("p-changed-date"), fecha(current.changed));
+      $("p-changed-link").href = "cambios.html#d-" + current.changed.replace(/-/g, "");
+    }
     // No scroll on answering: on a phone, focusing "Siguiente" scrolled the options away.
     $("p-next").hidden = false; $("p-next").focus({ preventScroll: true });
     progress();

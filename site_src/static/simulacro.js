@@ -173,6 +173,12 @@
     li.appendChild(make("p", null, q.explanation));
     var bq = make("blockquote", "cita-block"); bq.appendChild(make("p", "s-quote", q.quote));
     li.appendChild(bq);
+    if (q.changed) {
+      var warn = make("p", "change-warning", "Atención: este texto cambió el " + q.changed.split("-").reverse().join("/") + ". ");
+      var see = make("a", null, "Mira qué ha cambiado");
+      see.href = "cambios.html#d-" + q.changed.replace(/-/g, "");
+      warn.appendChild(see); li.appendChild(warn);
+    }
     var p = make("p"), a = make("a", "chip s-link", "Leer en el reglamento: " + q.label);
     a.href = q.url; p.appendChild(a);
     var perm = make("a", "s-perm", "Practicar esta pregunta");
