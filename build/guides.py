@@ -18,6 +18,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
+from citavial.build.changes import latest_change
 from citavial.build.errors import BuildError
 from citavial.build.models import Citation
 from citavial.build.patterns import (
@@ -27,6 +28,7 @@ from citavial.build.patterns import (
     PLACEHOLDER_NUMBER,
 )
 from citavial.build.refs import RefError, human_label, parse_ref
+from citavial.build.verify import ROW_SEPARATOR
 
 PLACEHOLDER = "CITAVIALCITE{}X"
 
@@ -110,15 +112,24 @@ def _front_matter(text: str, path: Path) -> tuple[dict, str, int]:
     return meta, text[m.end():], m.group(0).count("\n") + 1
 
 
-def render_guide_html(guide: Guide, links: dict[int, str]) -> Markup:
-    """Markdown → HTML; each citation becomes the quote plus a chip linking to ``links[i]``."""
+def render_guide_html(guide: Guide, links: dict[int, str],
+                      recent: dict | None = None) -> Markup:
+    """Markdown → HTML; each citation becomes the quote plus a chip linking to ``links[i]``;
+    a quote whose passage changed recently (``recent``: {ref: date}) is flagged."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     html = md.render(guide.source)
+    # Wide tables scroll inside their box instead of widening a phone's page.
+    html = (html.replace("<table>", '<div class="table-wrap"><table aria-label="Tabla resumen">')
+            .replace("</table>", "</table></div>").replace("<th>", '<th scope="col">'))
     for i, cit in enumerate(guide.citations):
-        chip = (f'<q class="cita">{escape(cit.quote)}</q> '
+        chip = (f'{_quote_html(cit.quote)} '
                 f'<a class="chip" href="{escape(links[i])}" '
                 f'title="Abrir el texto citado ({escape(human_label(cit.ref))})">'
                 f'{escape(human_label(cit.ref))}</a>')
+        changed = latest_change(cit.ref, recent or {})
+        if changed:
+            chip += (f' <a class="changed-flag" href="cambios.html#d-{changed.strftime("%Y%m%d")}">'
+                     f'(este texto cambió el {escape(_fecha(changed))}: ver qué cambió)</a>')
         html = html.replace(PLACEHOLDER.format(i), chip, 1)
     return Markup(html)
 
@@ -169,7 +180,23 @@ def _prose(markdown: str) -> str:
     return PLACEHOLDER_NUMBER.sub(" ", markdown).replace("**", "")
 
 
-def guide_pages(guides: list[Guide], links: dict[tuple[str, int, str], str]) -> list:
+def _quote_html(quote: str) -> str:
+    """A quote in «»; a table-row quote ("cell | cell | …") as a one-row table of its cells."""
+    if ROW_SEPARATOR not in quote:
+        return f'<q class="cita">{escape(quote)}</q>'
+    cells = "".join(f'<span class="cita-cell" role="cell">{escape(c)}</span>'
+                    for c in quote.split(ROW_SEPARATOR))
+    return (f'<span class="cita-row" role="table" aria-label="Fila citada de la tabla">'
+            f'<span role="row">{cells}</span></span>')
+
+
+def _fecha(day) -> str:
+    from citavial.build.render import spanish_date  # render imports nothing from here
+    return spanish_date(day)
+
+
+def guide_pages(guides: list[Guide], links: dict[tuple[str, int, str], str],
+                recent: dict | None = None) -> list:
     """The guides' index page and one page per guide; ``links`` maps (file, line, quote) to the
     deep link the gate proved for that citation."""
     from citavial.build.render import (
@@ -181,7 +208,7 @@ def guide_pages(guides: list[Guide], links: dict[tuple[str, int, str], str]) -> 
         urls = {i: links[(c.file, c.line, c.quote)] for i, c in enumerate(g.citations)}
         pages.append(ExtraPage(f"guia-{g.slug}.html", "guide.html", {
             "guide_title": g.title, "guide_summary": g.summary,
-            "guide_html": render_guide_html(g, urls)}))
+            "guide_html": render_guide_html(g, urls, recent)}))
     index = [{"filename": f"guia-{g.slug}.html", "title": g.title, "summary": g.summary,
               "n_citations": len(g.citations)} for g in guides]
     pages.append(ExtraPage("guias.html", "guides.html", {"guides": index}))

@@ -56,6 +56,7 @@ class Cell:
 @dataclass(frozen=True)
 class Table:
     rows: tuple[tuple[Cell, ...], ...]
+    caption: str = ""    # the BOE's <caption> ("Grupo 1. Vialidades"); regulation text
 
     def __repr__(self) -> str:
         return f"Table({len(self.rows)} rows)"

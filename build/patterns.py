@@ -73,6 +73,8 @@ SHA256_HEX = re.compile(r"[0-9a-f]{64}", re.ASCII)
 ISO_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 # "Ref. BOE-A-2015-11722#daprimera" inside <a class="refPost">.
 REF_POST = re.compile(r"(BOE-[A-Z]-\d{4}-\d+)(?:#([\w-]+))?")
+# <blockquote class="noDesde20151001">: shown by the BOE only before that date (fullmatch).
+NO_DESDE = re.compile(r"noDesde(\d{8})", re.ASCII)
 
 # --- canonical passage refs ------------------------------------------------------------------
 
@@ -225,6 +227,13 @@ LOOSE_CHECK_CITATION = re.compile(r'\(cita:|\[«|"cita:|<!--[ \t]*cita:')
 CODE_SPAN = re.compile(r"(?P<ticks>`+)[^\n]+?(?P=ticks)")
 # A guide's front matter: "---" lines around "key: value" lines at the very start.
 FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
+# --- signs (build/signs.py) -------------------------------------------------------------------
+# A sign or road-marking code as the regulation writes it: "P-1", "R-101", "S-880", "M-4.3b";
+# the BOE sometimes puts a non-breaking hyphen (U+2011) in "R‑500".
+SIGN_CODE = re.compile(r"(?<![\w-])([PRSM])[-\u2011](\d{1,4}(?:\.\d{1,2})?[a-z]?)(?![\w-])")
+# A road-marking definition of ANEXO I §5: "– Marca de paso para peatones (M-4.3): una serie…".
+MARKING_DEFINITION = re.compile(r"^[–●]\s*(?P<name>[^()]+?)\s*\((?P<codes>M-[^()]+)\):\s*(?P<meaning>.+)$",
+                                re.DOTALL)
 # A practice question id: "<topic>-NNN".
 QUESTION_ID = re.compile(r"^[a-z0-9-]+-\d{3}$")
 

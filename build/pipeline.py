@@ -14,7 +14,9 @@ from datetime import date
 from pathlib import Path
 
 from citavial.build.atomic import staged_dir, write_staged
+from citavial.build.changes import by_date, change_id, passage_changed, unit_changes
 from citavial.build.corpus import verify_corpus
+from citavial.build.deeplinks import write_page_links
 from citavial.build.errors import BuildErrors
 from citavial.build.figures import collect_figures
 from citavial.build.guides import guide_pages, prose_items, read_guides
@@ -27,9 +29,19 @@ from citavial.build.practice import prose_items as practice_prose
 from citavial.build.prose import check_prose
 from citavial.build.refs import RefError, parse_ref
 from citavial.build.render import ExtraPage, render, render_pages
+from citavial.build.signs import catalogue, groups
 from citavial.build.verify import Pages, check_quote, gate_counts, verify
 
+# The DGT theory exam for permiso B (RD 818/2009, anexo VI); simulacro-core.js holds the same
+# figures for the page's logic, and tests/browser/test_simulacro.py checks they agree.
+EXAM_RULES = {"questions": 30, "minutes": 30, "max_errors": 3}
+
 REPORTS = Path(__file__).resolve().parent.parent / "golden" / "reports"
+
+
+# A quoted passage whose words changed within this many days before the as-of date gets a
+# warning on guides and practice questions (students may have learned the earlier wording).
+RECENT_CHANGE_DAYS = 365
 
 
 def load_regulation(corpus_dir: Path, as_of: date) -> Regulation:
@@ -86,9 +98,15 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     citations = [c for g in guides for c in g.citations] + [c for q in bank for c in q.citations]
     items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
     findings = check_prose(reg, items)   # reported with the gate's failures, then on its own
+    texto = verify_corpus(Path(corpus_dir)).texto_path
+    changes = unit_changes(texto, reg)
+    recent = {ref: d for ref, d in passage_changed(changes, reg.as_of).items()
+              if (reg.as_of - d).days <= RECENT_CHANGE_DAYS}
     t1 = time.perf_counter()
     with staged_dir(Path(out_dir)) as stage:
-        pages = render(reg, site_src, stage)
+        pages = render(reg, site_src, stage, change_links={
+            ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
+            for ref, cs in changes.items()})
         t2 = time.perf_counter()
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
@@ -100,17 +118,22 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
         gate = gate_counts(checks, allowlist)
         gate["prose"] = {"items": len(items), "findings": len(findings)}
-        bank_data = bank_json(bank, links, _digest([q.citation.quote for q in bank]))
-        extra = guide_pages(guides, links) + [
+        bank_data = bank_json(bank, links, _digest([q.citation.quote for q in bank]), recent)
+        extra = guide_pages(guides, links, recent) + [
+            ExtraPage("cambios.html", "cambios.html", {"days": by_date(reg, changes)}),
             ExtraPage("practica.html", "practice.html", {
-                "n_questions": len(bank), "params": {"prior": "0,25", "learn": "0,15",
-                                                     "slip": "0,10"}}),
+                "n_questions": len(bank)}),
+            ExtraPage("simulacro.html", "simulacro.html", {"rules": EXAM_RULES}),
             ExtraPage("porque.html", "porque.html",
                       {"figures": collect_figures(gate, Path(reports_dir))}),
             ExtraPage("buscar.html", "search.html", {}),
         ]
         pages += render_pages(reg, site_src, stage, extra)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
+        write_page_links(reg, stage, allowlist)
+        previous, signs = catalogue(texto, allowlist)
+        pages += render_pages(reg, site_src, stage, [ExtraPage("senales.html", "senales.html", {
+            "groups": groups(signs), "n_signs": len(signs), "previous": previous})])
         write_json(stage / "practice-bank.json", bank_data)
         write_staged(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")

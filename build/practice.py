@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from citavial.build.changes import latest_change
 from citavial.build.errors import BuildError, BuildErrors
 from citavial.build.guides import read_utf8
 from citavial.build.models import Citation
@@ -170,8 +171,10 @@ def prose_items(bank: list[Question]) -> list:
                       q.citations, given=q.question) for q in bank]
 
 
-def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], version: str) -> dict:
-    """The bank as the practice page reads it; every explanation's link is the gate's deep link."""
+def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], version: str,
+              recent: dict | None = None) -> dict:
+    """The bank as the practice page reads it; every explanation's link is the gate's deep link.
+    ``recent``: {passage ref: date its words last changed} for the "este texto cambió" warning."""
     from citavial.build.refs import human_label
 
     return {
@@ -185,5 +188,11 @@ def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], vers
             "url": links[(q.citation.file, q.citation.line, q.citation.quote)],
             "more": [{"quote": c.quote, "ref": c.ref, "label": human_label(c.ref),
                       "url": links[(c.file, c.line, c.quote)]} for c in q.more],
+            "changed": _iso(latest_change(q.citation.ref, recent or {})),
         } for q in sorted(bank, key=lambda q: q.id)],
     }
+
+
+
+def _iso(day) -> str:
+    return day.isoformat() if day else ""

@@ -14,8 +14,9 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from citavial.build.atomic import write_staged
+from citavial.build.deeplinks import script_name
 from citavial.build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation
-from citavial.build.refs import anchor
+from citavial.build.refs import anchor, human_label
 
 STATUS_LABELS = {
     IN_FORCE: "En vigor",
@@ -55,13 +56,31 @@ def environment(site_src: Path) -> Environment:
     )
     env.filters["anchor"] = anchor
     env.filters["fecha"] = spanish_date
+    env.filters["deeplinks_script"] = script_name
+    env.filters["human_label"] = human_label
     env.globals["STATUS_LABELS"] = STATUS_LABELS
     return env
 
 
 # The site's sections, linked from every page's header (filename, label).
 NAV = (("guias.html", "Guías"), ("buscar.html", "Buscar"), ("practica.html", "Practicar"),
+       ("simulacro.html", "Simulacro"), ("senales.html", "Señales"), ("cambios.html", "Cambios"),
        ("porque.html", "Por qué"))
+
+
+# The home page's "Empieza aquí": the student's way in (href, title, text).
+START_HERE = (
+    ("guias.html", "1. Guías de estudio",
+     "Los temas que más caen en el examen, resumidos con citas literales."),
+    ("practica.html", "2. Practicar",
+     "Preguntas tipo test con la explicación y el artículo de cada respuesta."),
+    ("simulacro.html", "3. Simulacro de examen",
+     "30 preguntas en 30 minutos; apto con 3 errores como máximo, y la corrección."),
+    ("senales.html", "Señales",
+     "Todas las señales del reglamento por código y nombre, con su significado legal."),
+    ("buscar.html", "Buscar", "Escribe una duda («adelantar en curva») y encuentra el artículo."),
+    ("cambios.html", "Qué ha cambiado", "Las últimas modificaciones, palabra por palabra."),
+)
 
 
 def _common(reg: Regulation, nav: tuple[tuple[str, str], ...]) -> dict:
@@ -71,11 +90,17 @@ def _common(reg: Regulation, nav: tuple[tuple[str, str], ...]) -> dict:
 
 
 def render(reg: Regulation, site_src: Path, out_dir: Path,
-           nav: tuple[tuple[str, str], ...] = NAV) -> list[Path]:
-    """Write the regulation's pages for ``reg`` into ``out_dir`` (a staging directory)."""
+           nav: tuple[tuple[str, str], ...] = NAV,
+           change_links: dict[str, dict[str, str]] | None = None) -> list[Path]:
+    """Write the regulation's pages for ``reg`` into ``out_dir`` (a staging directory).
+
+    ``change_links``: {unit ref: {"<norm id> <ISO date>": anchor on cambios.html}} for the
+    history section's "qué cambió" links (the diffs themselves live on cambios.html so a
+    unit page holds each wording's words once, as the gate requires)."""
     env = environment(site_src)
-    common = _common(reg, nav)
-    written = [_write(env, out_dir, "index.html", "index.html", common)]
+    common = dict(_common(reg, nav), change_links=change_links or {})
+    start = [{"href": h, "title": t, "text": x} for h, t, x in START_HERE]
+    written = [_write(env, out_dir, "index.html", "index.html", dict(common, start_here=start))]
     shown = reg.units
     for i, unit in enumerate(shown):
         ctx = dict(common, unit=unit, prev=shown[i - 1] if i > 0 else None,
@@ -83,7 +108,9 @@ def render(reg: Regulation, site_src: Path, out_dir: Path,
         written.append(_write(env, out_dir, unit.page, "unit.html", ctx))
     status_units = [u for u in reg.units if u.status in (REPEALED, SUPPRESSED)]
     written.append(_write(env, out_dir, "vigencia.html", "vigencia.html",
-                          dict(common, repealed=status_units, inactive=reg.inactive)))
+                          dict(common, repealed=status_units, inactive=reg.inactive,
+                               in_force_by_label={u.label: u for u in reg.units
+                                                  if u.status == IN_FORCE})))
     _copy_static(Path(site_src) / "static", out_dir / "static")
     return written
 

@@ -134,6 +134,37 @@ def test_ref_post(text, boe_id, anchor):
     assert P.REF_POST.search(text).groups() == (boe_id, anchor)
 
 
+@pytest.mark.parametrize("text, codes", [
+    ("P-1", [("P", "1")]), ("la señal R-101.", [("R", "101")]), ("R\u2011500 y R-504", [("R", "500"), ("R", "504")]),
+    ("(M-4.3b)", [("M", "4.3b")]), ("M-6.8 a M-6.16", [("M", "6.8"), ("M", "6.16")]),
+    ("S-880,", [("S", "880")]), ("X-1", []), ("AP-7", []), ("P-1234567", []), ("R-101-2", []),
+], ids=["bare", "in-text", "nb-hyphen", "letter", "range", "comma", "other-letter", "road",
+        "too-long", "hyphenated"])
+def test_sign_code(text, codes):
+    assert P.SIGN_CODE.findall(text) == codes
+
+
+@pytest.mark.parametrize("text, name, codes", [
+    ("– Marca de paso para peatones (M-4.3): una serie de líneas", "Marca de paso para peatones", "M-4.3"),
+    ("● Cuadrícula (M-7.10): recuerda la prohibición", "Cuadrícula", "M-7.10"),
+    ("– Flecha de sentido o de selección de carriles (M-5.1, M-5.2 y M-5.6): indica",
+     "Flecha de sentido o de selección de carriles", "M-5.1, M-5.2 y M-5.6"),
+    ("Podrá utilizarse la marca vial M-4.4 en pasos", None, None),
+    ("– Avanza-bici o avanza-motos: indican", None, None),
+], ids=["dash", "bullet", "several", "running-text", "no-code"])
+def test_marking_definition(text, name, codes):
+    m = P.MARKING_DEFINITION.match(text)
+    assert (m.group("name"), m.group("codes")) == (name, codes) if m else name is None
+
+
+@pytest.mark.parametrize("value, date", [
+    ("noDesde20151001", "20151001"), ("noDesde2015100", None), ("nodesde20151001", None),
+    ("noDesde20151001 x", None), ("soloTexto", None), ("noDesde２０１５１００１", None)])
+def test_no_desde(value, date):
+    m = P.NO_DESDE.fullmatch(value)
+    assert (m.group(1) if m else None) == date
+
+
 @pytest.mark.parametrize("value, ok", [
     ("BOE-A-2003-23514", True), ("BOE-A-2026-13889", True), ("BOE-A-2003-", False),
     ("boe-a-2003-1", False), ("BOE-A-2003-23514\n", False), ("BOE-A-２００３-1", False)])

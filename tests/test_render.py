@@ -19,7 +19,8 @@ def _page(site, name):
 def _rendered_text(el) -> str:
     """Rendered text of a passage element: cells of a table are joined by one space."""
     if el.tag == "table":
-        cells = [collapse(" ".join(_text_skipping_images(c))) for c in el.iter("td", "th")]
+        cells = [collapse(c.text_content()) for c in el.iter("caption")]
+        cells += [collapse(" ".join(_text_skipping_images(c))) for c in el.iter("td", "th")]
         return collapse(" ".join(c for c in cells if c))
     return collapse(el.text_content())
 

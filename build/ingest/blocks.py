@@ -13,7 +13,7 @@ from lxml import etree
 
 from citavial.build.ingest.versions import parse_date
 from citavial.build.models import Block, Cell, Image, Note, Table
-from citavial.build.patterns import HTML_WHITESPACE, REF_POST
+from citavial.build.patterns import HTML_WHITESPACE, NO_DESDE, REF_POST
 
 BOE_SITE = "https://www.boe.es"
 BOE_ACT = "https://www.boe.es/buscar/act.php?id="
@@ -103,7 +103,9 @@ def _table(el: etree._Element) -> Table:
                               rowspan=int(cell.get("rowspan", "1") or 1)))
         if cells:
             rows.append(tuple(cells))
-    return Table(rows=tuple(rows))
+    caption = el.find("caption")
+    return Table(rows=tuple(rows),
+                 caption=collapse("".join(caption.itertext())) if caption is not None else "")
 
 
 def _cell_lines(cell: etree._Element) -> list[str]:
@@ -141,8 +143,9 @@ def _classes(el: etree._Element) -> str:
 
 
 def table_text(table: Table) -> str:
-    """The plain text of a table, cell by cell in document order."""
-    return collapse(" ".join(c.text.replace("\n", " ") for row in table.rows for c in row))
+    """The plain text of a table: its caption, then cell by cell in document order."""
+    return collapse(" ".join([table.caption] + [c.text.replace("\n", " ")
+                                                for row in table.rows for c in row]))
 
 
 def links_in(el: etree._Element) -> tuple[tuple[str, str], ...]:
@@ -167,6 +170,12 @@ def _blockquote_notes(bq: etree._Element, as_of: date) -> list[Note]:
     caduca = bq.get("caduca")
     if caduca and parse_date(caduca, "blockquote@caduca") <= as_of:
         return []  # an editorial note that the BOE itself retires on that date
+    hidden_from = NO_DESDE.fullmatch(bq.get("class") or "")
+    if hidden_from and parse_date(hidden_from.group(1), "blockquote@class") <= as_of:
+        # "noDesdeYYYYMMDD": the BOE shows this block only before that date (art. 117's
+        # pre-2015 wording, announced as a future change); after it, it is neither current
+        # text nor a useful note.
+        return []
     paras = [collapse("".join(p.itertext())) for p in bq.iter("p")]
     paras = [p for p in paras if p]
     if not paras:

@@ -7,6 +7,7 @@
   var bank = data.questions, byId = {};
   bank.forEach(function (q) { byId[q.id] = q; });
   var state = load(), current = null;
+  var MASTERED = 0.95;   // the classic BKT mastery threshold
 
   function load() {
     try {
@@ -20,6 +21,16 @@
   function save() {
     try { localStorage.setItem(KEY, JSON.stringify(state)); } catch (e) { /* private mode */ }
   }
+  function permalink() {
+    var m = /^#q=([a-z0-9-]+)$/.exec(window.location.hash);
+    return m && byId[m[1]] ? m[1] : null;
+  }
+  var MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+                "septiembre", "octubre", "noviembre", "diciembre"];
+  function fecha(iso) {   // "2026-10-01" → "1 de octubre de 2026", as the build writes dates
+    var p = iso.split("-");
+    return Number(p[2]) + " de " + MONTHS[Number(p[1]) - 1] + " de " + p[0];
+  }
   function text(el, s) { el.textContent = s; return el; }
   function make(tag, cls, s) {
     var el = document.createElement(tag);
@@ -28,11 +39,14 @@
     return el;
   }
 
-  function show() {
-    current = core.next(state, bank);
+  /* ``id``: a question asked for by its permalink (practica.html#q=<id>); else the selector's. */
+  function show(id) {
+    current = id && byId[id] ? byId[id] : core.next(state, bank);
     state.current = current.id; save();
     text($("p-topic"), data.topics[current.topic]);
     text($("p-question"), current.question);
+    var perm = $("p-perm"); perm.href = "#q=" + encodeURIComponent(current.id);
+    perm.setAttribute("data-link", "practica.html#q=" + encodeURIComponent(current.id));
     var opts = $("p-options"); opts.innerHTML = "";
     current.options.forEach(function (o, i) {
       var b = make("button", "option", "abc"[i] + ") " + o);
@@ -41,7 +55,12 @@
       opts.appendChild(b);
     });
     $("p-feedback").hidden = true; $("p-next").hidden = true;
-    opts.firstChild.focus();
+    // Focus the question, not option a): a focused option looked like a pre-selected answer.
+    // The card scrolls into view only when its top is off screen (after "Siguiente").
+    var card = $("p-question");
+    card.focus({ preventScroll: true });
+    var top = card.getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight) card.scrollIntoView({ block: "start" });
   }
 
   function answer(i) {
@@ -59,28 +78,46 @@
     text($("p-explanation"), current.explanation);
     text($("p-quote"), current.quote);
     var link = $("p-link"); link.href = current.url; text(link, "Leer en el reglamento: " + current.label);
-    $("p-next").hidden = false; $("p-next").focus();
+    $("p-changed").hidden = !current.changed;
+    if (current.changed) {
+      text($("p-changed-date"), fecha(current.changed));
+      $("p-changed-link").href = "cambios.html#d-" + current.changed.replace(/-/g, "");
+    }
+    // No scroll on answering: on a phone, focusing "Siguiente" scrolled the options away.
+    $("p-next").hidden = false; $("p-next").focus({ preventScroll: true });
     progress();
   }
 
+  function answeredIn(topic) {
+    return state.log.filter(function (x) { return byId[x.id] && byId[x.id].topic === topic; }).length;
+  }
+
+  /* Plain Spanish: a topic is "dominado" when its estimate reaches MASTERED (usually four right
+   * answers in a row); topics not yet practised say so instead of showing the prior. */
   function progress() {
     var total = state.log.length, right = state.log.filter(function (x) { return x.correct; }).length;
     text($("p-count"), total ? right + " de " + total + " respuestas correctas" : "Aún no has respondido ninguna pregunta.");
     var list = $("p-mastery"); list.innerHTML = "";
-    Object.keys(data.topics).forEach(function (t) {
-      var m = core.masteryOf(state, t), pct = Math.round(m * 100);
+    var topics = Object.keys(data.topics), mastered = 0;
+    topics.forEach(function (t) {
+      var n = answeredIn(t), m = core.masteryOf(state, t), pct = n ? Math.round(m * 100) : 0;
+      var done = n > 0 && m >= MASTERED;
+      if (done) mastered += 1;
       var li = make("li"), label = make("span", "m-label", data.topics[t]);
       var bar = make("span", "m-bar"), fill = make("span", "m-fill");
       fill.style.width = pct + "%"; bar.appendChild(fill);
       bar.setAttribute("role", "meter"); bar.setAttribute("aria-valuemin", "0");
       bar.setAttribute("aria-valuemax", "100"); bar.setAttribute("aria-valuenow", String(pct));
-      bar.setAttribute("aria-label", "Dominio estimado de " + data.topics[t]);
-      li.appendChild(label); li.appendChild(bar); li.appendChild(make("span", "m-pct", pct + " %"));
+      bar.setAttribute("aria-label", "Dominio de " + data.topics[t]);
+      var word = !n ? "Sin empezar" : done ? "Dominado" : "En progreso";
+      li.appendChild(label); li.appendChild(bar); li.appendChild(make("span", "m-pct", word));
       list.appendChild(li);
     });
+    text($("p-dominio"), "Dominio: " + mastered + " de " + topics.length + " temas");
   }
 
-  $("p-next").addEventListener("click", show);
+  $("p-next").addEventListener("click", function () { show(); });
+  window.addEventListener("hashchange", function () { var id = permalink(); if (id) show(id); });
   $("p-reset").addEventListener("click", function () {
     if (!window.confirm("¿Borrar tu progreso de práctica en este navegador?")) return;
     try { localStorage.removeItem(KEY); } catch (e) { /* ignore */ }
@@ -88,6 +125,6 @@
   });
   $("p-app").hidden = false; $("p-noscript").hidden = true;
   progress();
-  if (state.current && byId[state.current]) { current = byId[state.current]; state.current = null; }
-  show();
+  var asked = permalink();
+  show(asked || (state.current && byId[state.current] ? state.current : null));
 })();

@@ -3,6 +3,8 @@ to the quoted words, reload and find the progress kept; and it works from file:/
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -67,4 +69,55 @@ def test_works_from_file_url(served, browser):
     assert tab.locator("#p-options button").count() == 3
     got = _answer(tab, 0)
     assert got["quote"]
+    tab.close()
+
+
+def _contrast(tab, selector: str) -> float:
+    """WCAG contrast ratio of an element's text colour against its background colour."""
+    return tab.evaluate("""(sel) => {
+      const el = document.querySelector(sel), cs = getComputedStyle(el);
+      const rgb = s => s.match(/[\\d.]+/g).slice(0, 3).map(Number);
+      const lum = c => { const [r, g, b] = c.map(v => { v /= 255;
+        return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+      const a = lum(rgb(cs.color)), b = lum(rgb(cs.backgroundColor));
+      return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    }""", selector)
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}],
+                         ids=["desktop", "phone"])
+def test_readable_unselected_no_jump_plain_mastery(served, browser, viewport):
+    _, base = served
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    tab.goto(f"{base}/practica.html")
+    tab.wait_for_selector("#p-options button")
+    # Nothing that looks like a selection before the student answers.
+    assert tab.evaluate("() => document.activeElement.closest('#p-options') === null")
+    assert tab.inner_text("#p-dominio") == "Dominio: 0 de 12 temas"
+    assert tab.locator("#p-mastery li", has_text="Sin empezar").count() == 12
+    tab.locator("#p-options button").nth(2).scroll_into_view_if_needed()
+    before = tab.evaluate("() => window.scrollY")
+    tab.locator("#p-options button").nth(2).click()
+    tab.wait_for_selector("#p-feedback:not([hidden])")
+    assert tab.evaluate("() => window.scrollY") == before     # the options stay where they were
+    for n in range(3):                                         # answered options stay readable
+        assert _contrast(tab, f"#p-options button:nth-child({n + 1})") >= 4.5
+    assert tab.locator("#p-mastery li", has_text="Sin empezar").count() == 11
+    context.close()
+
+
+def test_question_permalink(served, browser):
+    _, base = served
+    bank = json.loads((served[0] / "practice-bank.json").read_text(encoding="utf-8"))
+    q = bank["questions"][17]
+    tab = browser.new_page()
+    tab.goto(f"{base}/practica.html#q={q['id']}")
+    tab.wait_for_selector("#p-options button")
+    assert tab.inner_text("#p-question") == q["question"]
+    assert tab.get_attribute("#p-perm", "href") == f"#q={q['id']}"
+    other = bank["questions"][42]
+    tab.evaluate(f"() => {{ window.location.hash = 'q={other['id']}'; }}")
+    tab.wait_for_function(f"() => document.getElementById('p-question').textContent === {json.dumps(other['question'])}")
     tab.close()

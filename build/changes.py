@@ -1,0 +1,180 @@
+"""What changed: a word-level diff between consecutive wordings of every unit.
+
+The BOE XML keeps every wording (<version>) of a block. For each unit with more than one, the
+paragraphs of consecutive wordings are aligned (difflib over the paragraph texts, so an inserted
+apartado does not shift every later comparison) and each changed pair is diffed word by word.
+Refs shown are those of the newer wording, assigned exactly as the ingest assigns them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from lxml import etree
+
+from citavial.build.ingest.blocks import read_version
+from citavial.build.ingest.structure import assign_article_refs, assign_sequential_refs
+from citavial.build.ingest.versions import version_of
+from citavial.build.models import Block, Regulation, Unit, Version
+from citavial.build.safexml import parse_file
+
+EQUAL, DELETED, INSERTED = "eq", "del", "ins"
+
+
+@dataclass(frozen=True)
+class ParagraphDiff:
+    """One paragraph that changed: ``ops`` are (kind, words) runs; ``ref`` is the newer
+    wording's ref ("" when the paragraph was deleted)."""
+
+    ref: str
+    ops: tuple[tuple[str, str], ...]
+
+    def __repr__(self) -> str:
+        return f"ParagraphDiff({self.ref or '(deleted)'}, {len(self.ops)} runs)"
+
+
+@dataclass(frozen=True)
+class Change:
+    """From wording ``before`` to wording ``after`` of one unit."""
+
+    unit_ref: str
+    before: Version
+    after: Version
+    paragraphs: tuple[ParagraphDiff, ...]
+
+    @property
+    def in_force(self) -> date:
+        return self.after.in_force
+
+    def __repr__(self) -> str:
+        return f"Change({self.unit_ref} on {self.after.in_force}, {len(self.paragraphs)} paragraphs)"
+
+
+def word_diff(old: str, new: str) -> tuple[tuple[str, str], ...]:
+    """Runs of equal, deleted and inserted words (whitespace-separated), adjacent kinds merged."""
+    a, b = old.split(), new.split()
+    runs: list[tuple[str, str]] = []
+
+    def add(kind: str, words: list[str]) -> None:
+        if not words:
+            return
+        if runs and runs[-1][0] == kind:
+            runs[-1] = (kind, runs[-1][1] + " " + " ".join(words))
+        else:
+            runs.append((kind, " ".join(words)))
+
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            add(EQUAL, a[i1:i2])
+        else:
+            add(DELETED, a[i1:i2])
+            add(INSERTED, b[j1:j2])
+    return tuple(runs)
+
+
+def _paragraphs(unit: Unit, version: etree._Element, as_of: date) -> list[Block]:
+    """The citable blocks of one wording, with refs as the ingest assigns them."""
+    blocks, _ = read_version(version, as_of)
+    if unit.kind in ("annex", "annex_section"):
+        body = [b for b in blocks if b.kind != "heading"]
+        return [b for b in assign_sequential_refs(unit.ref, body) if b.ref]
+    body = [b for b in blocks if b.source_class != "articulo"]
+    return [b for b in assign_article_refs(unit.ref, body) if b.ref]
+
+
+def _pairs(old: list[Block], new: list[Block]) -> list[ParagraphDiff]:
+    out = []
+    matcher = difflib.SequenceMatcher(None, [b.text for b in old], [b.text for b in new],
+                                      autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        olds, news = old[i1:i2], new[j1:j2]
+        for k in range(max(len(olds), len(news))):
+            before = olds[k].text if k < len(olds) else ""
+            after = news[k] if k < len(news) else None
+            ops = word_diff(before, after.text if after else "")
+            if any(kind != EQUAL for kind, _ in ops):
+                out.append(ParagraphDiff(after.ref if after and after.ref else "", ops))
+    return out
+
+
+def unit_changes(texto: Path, reg: Regulation) -> dict[str, tuple[Change, ...]]:
+    """{unit ref: its changes in date order} for every unit shown on the site."""
+    units = {u.block_id: u for u in reg.units}
+    out: dict[str, tuple[Change, ...]] = {}
+    for bloque in parse_file(texto).findall("data/texto/bloque"):
+        unit = units.get(bloque.get("id"))
+        elements = bloque.findall("version")
+        if unit is None or len(elements) < 2:
+            continue
+        where = f"bloque id={bloque.get('id')!r}"
+        wordings = [(version_of(v, where), _paragraphs(unit, v, reg.as_of)) for v in elements]
+        changes = [Change(unit.ref, v0, v1, tuple(_pairs(p0, p1)))
+                   for (v0, p0), (v1, p1) in zip(wordings, wordings[1:])]
+        out[unit.ref] = tuple(c for c in changes if c.paragraphs)
+    return out
+
+
+def passage_changed(changes: dict[str, tuple[Change, ...]], as_of: date) -> dict[str, date]:
+    """{passage ref: the last date its words changed, on or before ``as_of``}."""
+    out: dict[str, date] = {}
+    for unit_changes_ in changes.values():
+        for c in unit_changes_:
+            if c.in_force > as_of:
+                continue
+            for p in c.paragraphs:
+                if p.ref:
+                    out[p.ref] = max(out.get(p.ref, c.in_force), c.in_force)
+    return out
+
+
+def latest_change(ref: str, recent: dict[str, date]) -> date | None:
+    """When the words of passage ``ref`` itself last changed (per ``recent``), or None.
+
+    Only the passage itself: a change in a sub-apartado does not touch the quoted words."""
+    return recent.get(ref)
+
+
+CONTEXT_WORDS = 8   # unchanged words kept on each side of a change in the compact view
+
+
+def compact(ops: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """Shorten long unchanged runs to CONTEXT_WORDS words around each change ("…" marks a cut)."""
+    out = []
+    for i, (kind, text) in enumerate(ops):
+        words = text.split()
+        if kind != EQUAL or len(words) <= 2 * CONTEXT_WORDS:
+            out.append((kind, text))
+        elif i == 0:
+            out.append((kind, "… " + " ".join(words[-CONTEXT_WORDS:])))
+        elif i == len(ops) - 1:
+            out.append((kind, " ".join(words[:CONTEXT_WORDS]) + " …"))
+        else:
+            out.append((kind, " ".join(words[:CONTEXT_WORDS]) + " … "
+                        + " ".join(words[-CONTEXT_WORDS:])))
+    return tuple(out)
+
+
+def change_id(c: Change) -> str:
+    """The anchor of a change on cambios.html: ``c-art48-20261001``."""
+    return f"c-{c.unit_ref.split('#', 1)[1].replace('.', '-')}-{c.in_force.strftime('%Y%m%d')}"
+
+
+def by_date(reg: Regulation, changes: dict[str, tuple[Change, ...]]) -> list[dict]:
+    """The Cambios recientes page: dates newest first, each with its units in document order."""
+    order = {u.ref: i for i, u in enumerate(reg.units)}
+    units = {u.ref: u for u in reg.units}
+    days: dict[date, list[Change]] = {}
+    for cs in changes.values():
+        for c in cs:
+            days.setdefault(c.in_force, []).append(c)
+    return [{"date": d, "future": d > reg.as_of, "changes": [
+        {"id": change_id(c), "unit": units[c.unit_ref], "norm": c.after.norm_id,
+         "before": c.before, "paragraphs": [
+             {"ref": p.ref, "ops": compact(p.ops)} for p in c.paragraphs]}
+        for c in sorted(days[d], key=lambda c: order[c.unit_ref])]}
+        for d in sorted(days, reverse=True)]

@@ -1,0 +1,73 @@
+/* citavial "Copiar enlace": a button on every passage and every table row that copies the
+ * gate-proven deep link (window.CITAVIAL_LINKS, from deeplinks/<page>.js) and always shows it in a
+ * text box too, for where the clipboard is not allowed (file://, old browsers).
+ *
+ * The buttons carry no text nodes (their label is aria-label + CSS generated content), so the
+ * page text that text-fragment links are matched against is exactly the verified text. */
+(function () {
+  "use strict";
+  var links = window.CITAVIAL_LINKS || { passages: {}, rows: {} };
+  var panel = null;
+
+  function absolute(rel) {
+    return new URL(rel, window.location.href).href;
+  }
+
+  function button(label, url) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "copy-link";
+    b.setAttribute("aria-label", label);
+    b.setAttribute("title", label);
+    b.setAttribute("data-link", url);
+    b.addEventListener("click", function () { copy(b); });
+    return b;
+  }
+
+  function showPanel(after, url, copied) {
+    if (!panel) {
+      panel = document.createElement("div");
+      panel.className = "copy-panel";
+      panel.setAttribute("role", "status");
+      var msg = document.createElement("span"); msg.className = "copy-msg";
+      var input = document.createElement("input");
+      input.type = "text"; input.readOnly = true; input.className = "copy-url";
+      input.setAttribute("aria-label", "Enlace al pasaje");
+      var close = document.createElement("button");
+      close.type = "button"; close.className = "copy-close"; close.textContent = "Cerrar";
+      close.addEventListener("click", function () { panel.hidden = true; });
+      panel.appendChild(msg); panel.appendChild(input); panel.appendChild(close);
+    }
+    panel.querySelector(".copy-msg").textContent = copied ? "Enlace copiado:" : "Copia este enlace:";
+    panel.querySelector(".copy-url").value = url;
+    after.insertAdjacentElement("afterend", panel);
+    panel.hidden = false;
+    var input = panel.querySelector(".copy-url");
+    input.focus({ preventScroll: true }); input.select();
+  }
+
+  function copy(b) {
+    var url = absolute(b.getAttribute("data-link"));
+    var holder = b.closest("table") ? b.closest(".table-wrap") || b.closest("table") : b.parentElement;
+    var done = function (ok) { showPanel(holder, url, ok); };
+    if (navigator.clipboard && window.isSecureContext && window.location.protocol !== "file:") {
+      navigator.clipboard.writeText(url).then(function () { done(true); }, function () { done(false); });
+    } else {
+      done(false);
+    }
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll(".unit .body [data-ref][id]"), function (el) {
+    var id = el.id, url = links.passages[id] || (window.location.pathname.split("/").pop() + "#" + id);
+    if (el.tagName === "TABLE") {
+      var rows = links.rows[id] || [];
+      Array.prototype.forEach.call(el.rows, function (tr, i) {
+        var cell = tr.cells[tr.cells.length - 1];
+        if (cell) cell.appendChild(button("Copiar enlace a esta fila", rows[i] || url));
+      });
+      el.parentElement.insertBefore(button("Copiar enlace a esta tabla", url), el);
+    } else {
+      el.appendChild(button("Copiar enlace a este párrafo", url));
+    }
+  });
+})();

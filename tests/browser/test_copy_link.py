@@ -1,0 +1,90 @@
+"""«Copiar enlace» in Debian's Chromium: every passage and table row has a keyboard-reachable
+control that copies the gate-proven deep link (the allowlist's, or the gate's row link), the link
+lands on its words, the control adds no text to the verified passage, and from file:// (no
+clipboard) the link is shown for manual copy."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+def _allowlist(out) -> dict[str, dict]:
+    data = json.loads((out / "allowlist.json").read_text(encoding="utf-8"))
+    return {e["anchor"]: e for e in data["entries"]}
+
+
+def _rows(out, page: str) -> dict:
+    text = (out / "deeplinks" / page.replace(".html", ".js")).read_text(encoding="utf-8")
+    return json.loads(text.split("= ", 1)[1].rstrip().rstrip(";"))["rows"]
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_copy_passage_link_with_keyboard(browser, served_site, viewport):
+    out, base = served_site
+    entry = _allowlist(out)["art48-1-b"]
+    context = browser.new_context(viewport=VIEWPORTS[viewport],
+                                  permissions=["clipboard-read", "clipboard-write"])
+    tab = context.new_page()
+    tab.goto(f"{base}/art48.html")
+    n_passages = tab.locator(".unit .body [data-ref][id]").count()
+    assert tab.locator(".unit .body p[data-ref] > .copy-link").count() == \
+        tab.locator(".unit .body p[data-ref]").count() and n_passages > 5
+    # The control adds no text: the passage still reads exactly the verified text.
+    assert tab.evaluate("() => document.getElementById('art48-1-b').textContent") == entry["text"]
+    control = tab.locator("#art48-1-b > .copy-link")
+    control.focus()
+    tab.keyboard.press("Enter")
+    tab.wait_for_selector(".copy-panel:not([hidden])")
+    expected = f"{base}/{entry['url']}"
+    assert tab.inner_text(".copy-panel .copy-msg") == "Enlace copiado:"
+    assert tab.input_value(".copy-panel .copy-url") == expected
+    assert tab.evaluate("() => navigator.clipboard.readText()") == expected
+    _lands_on(tab, expected, "art48-1-b", entry["text"])
+    context.close()
+
+
+def test_copy_table_row_link(browser, served_site):
+    out, base = served_site
+    rows = _rows(out, "art48.html")["art48-1-a"]
+    n = next(i for i, u in enumerate(rows) if u)
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    tab = context.new_page()
+    tab.goto(f"{base}/art48.html")
+    table = tab.locator("#art48-1-a")
+    assert table.locator("tr .copy-link").count() == len(rows)
+    row_text = " ".join(table.locator("tr").nth(n).inner_text().split())
+    table.locator("tr").nth(n).locator(".copy-link").click()
+    tab.wait_for_selector(".copy-panel:not([hidden])")
+    assert tab.input_value(".copy-panel .copy-url") == f"{base}/{rows[n]}"
+    _lands_on(tab, f"{base}/{rows[n]}", "art48-1-a", None)
+    target = tab.evaluate("() => document.querySelector(':target').textContent.replace(/\\s+/g, ' ')")
+    assert row_text.split()[0] in target
+    context.close()
+
+
+def test_file_url_shows_link_for_manual_copy(browser, served_site):
+    out, _ = served_site
+    tab = browser.new_page()
+    tab.goto((out / "art82.html").as_uri())
+    tab.locator(".unit .body p[data-ref] > .copy-link").first.click()
+    tab.wait_for_selector(".copy-panel:not([hidden])")
+    assert tab.inner_text(".copy-panel .copy-msg") == "Copia este enlace:"
+    url = tab.input_value(".copy-panel .copy-url")
+    assert url.startswith("file://") and "art82.html#art82" in url
+    assert tab.evaluate("() => document.activeElement.className") == "copy-url"
+    tab.close()
+
+
+def _lands_on(tab, url: str, anchor: str, text: str | None) -> None:
+    tab.goto("about:blank")
+    tab.goto(url)
+    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    assert tab.evaluate("() => document.querySelector(':target').closest('[id]').id") == anchor
+    if text is not None:
+        assert tab.evaluate("() => document.querySelector(':target').closest('[id]').textContent") == text

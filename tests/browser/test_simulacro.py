@@ -1,0 +1,172 @@
+"""The exam simulation in Debian's Chromium, on a desktop and a phone viewport: a full exam of 30
+questions with the clock, marcar para revisar, pass/fail at the 3-error line, the review's links
+landing on the quoted words, the history and per-topic accuracy, export/import, time running out,
+and the page working from file://. Time is Playwright's fake clock, so no test waits 30 minutes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from citavial.build.pipeline import EXAM_RULES
+
+pytestmark = pytest.mark.browser
+
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(params=sorted(VIEWPORTS))
+def tab(request, browser, served_site):
+    context = browser.new_context(viewport=VIEWPORTS[request.param], accept_downloads=True)
+    page = context.new_page()
+    page.clock.install()
+    yield page
+    context.close()
+
+
+def _exam(tab) -> dict:
+    return tab.evaluate("() => JSON.parse(localStorage.getItem('citavial.simulacro.v1')).exam")
+
+
+def _bank(tab) -> dict:
+    return tab.evaluate("() => Object.fromEntries(window.CITAVIAL_BANK.questions.map(q => [q.id, q]))")
+
+
+def _answer_all(tab, wrong: set[int], flag: set[int] = frozenset()) -> list[dict]:
+    """Answer the 30 questions on screen, wrongly at the positions in ``wrong``."""
+    exam, bank = _exam(tab), _bank(tab)
+    asked = [bank[i] for i in exam["ids"]]
+    for n, q in enumerate(asked):
+        assert tab.inner_text("#s-counter") == f"Pregunta {n + 1} de {len(asked)}"
+        assert tab.inner_text("#s-question") == q["question"]
+        choice = (q["correct"] + 1) % 3 if n in wrong else q["correct"]
+        tab.locator("#s-options label").nth(choice).click()
+        if n in flag:
+            tab.check("#s-flag")
+        if n + 1 < len(asked):
+            tab.click("#s-next")
+    return asked
+
+
+def _seconds(tab) -> int:
+    """The countdown on screen in seconds (the fake clock still advances with real time)."""
+    minutes, seconds = tab.inner_text("#s-timer").split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def _no_overflow(tab) -> None:
+    width = tab.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= tab.viewport_size["width"], f"page is {width}px wide"
+
+
+def test_rules_match_the_page_logic(tab, served_site):
+    _, base = served_site
+    tab.goto(f"{base}/simulacro.html")
+    rules = tab.evaluate("() => window.CitavialSimulacro.RULES")
+    assert rules == {"questions": EXAM_RULES["questions"], "seconds": EXAM_RULES["minutes"] * 60,
+                     "maxErrors": EXAM_RULES["max_errors"]}
+
+
+def test_full_exam_pass_review_and_history(tab, served_site):
+    _, base = served_site
+    tab.goto(f"{base}/simulacro.html")
+    tab.click("#s-start")
+    assert tab.inner_text("#s-timer") == "30:00"
+    exam = _exam(tab)
+    assert len(exam["ids"]) == 30 and len(set(exam["ids"])) == 30
+    topics = {_bank(tab)[i]["topic"] for i in exam["ids"]}
+    assert len(topics) == len(tab.evaluate("() => Object.keys(window.CITAVIAL_BANK.topics)"))
+    _no_overflow(tab)
+    tab.clock.fast_forward("05:00")
+    assert 25 * 60 - 15 <= _seconds(tab) <= 25 * 60
+    asked = _answer_all(tab, wrong={0, 7, 29}, flag={3})
+    assert "0 sin responder · 1 marcadas para revisar" == tab.inner_text("#s-left")
+    assert "flagged" in tab.locator("#s-grid button").nth(3).get_attribute("class")
+    tab.click("#s-finish")
+    assert tab.inner_text("#s-verdict") == "Apto"
+    assert tab.inner_text("#s-summary").startswith("3 errores de 30 preguntas")
+    items = tab.locator("#s-review > li")
+    assert items.count() == 30
+    assert tab.locator("#s-review > li.ko").count() == 3
+    assert "Marcada para revisar" in items.nth(3).inner_text()
+    first_wrong = items.nth(0).inner_text()
+    q = asked[0]
+    assert f"Respuesta correcta: {'abc'[q['correct']]}) {q['options'][q['correct']]}" in first_wrong
+    assert q["quote"] in first_wrong
+    _no_overflow(tab)
+    # The review's deep links land on the quoted words (three of them: start, middle, end).
+    hrefs = items.locator("a.s-link").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    assert hrefs == [q["url"] for q in asked]
+    for n in (0, 14, 29):
+        href = hrefs[n]
+        assert ":~:text=" in href
+        tab.goto(f"{base}/{href}")
+        tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+        target = tab.evaluate("() => document.querySelector(':target').textContent")
+        assert " ".join(asked[n]["quote"].split()) in " ".join(target.split())
+    tab.goto(f"{base}/simulacro.html")
+    assert tab.locator("#s-history tbody tr").count() == 1
+    assert tab.locator("#s-history tbody td").nth(1).inner_text() == "Apto"
+    right = sum(int(c.split(" de ")[0]) for c in tab.locator("#s-accuracy tbody td:nth-child(2)").all_inner_texts())
+    assert right == 27
+
+
+def test_four_errors_fail_and_export_import(tab, served_site, tmp_path):
+    _, base = served_site
+    tab.goto(f"{base}/simulacro.html")
+    tab.click("#s-start")
+    _answer_all(tab, wrong={1, 2, 3, 4})
+    tab.click("#s-finish")
+    assert tab.inner_text("#s-verdict") == "No apto"
+    assert tab.inner_text("#s-summary").startswith("4 errores de 30 preguntas")
+    tab.click("#s-again")
+    with tab.expect_download() as dl:
+        tab.click("#s-export")
+    saved = tmp_path / "progreso.json"
+    dl.value.save_as(saved)
+    exported = json.loads(saved.read_text(encoding="utf-8"))
+    assert exported["schema"] == "citavial-progress/1"
+    assert [h["errors"] for h in exported["simulacro"]] == [4]
+    tab.evaluate("() => localStorage.clear()")
+    tab.reload()
+    assert tab.is_visible("#s-history-empty")
+    tab.set_input_files("#s-import", str(saved))
+    tab.wait_for_selector("#s-history tbody tr")
+    assert "1 simulacros nuevos" in tab.inner_text("#s-io-status")
+    assert tab.locator("#s-history tbody td").nth(1).inner_text() == "No apto"
+    bad = tmp_path / "otro.json"
+    bad.write_text('{"hola": 1}', encoding="utf-8")
+    tab.set_input_files("#s-import", str(bad))
+    tab.wait_for_function("() => document.getElementById('s-io-status').textContent.includes('no es')")
+    assert tab.locator("#s-history tbody tr").count() == 1
+
+
+def test_time_runs_out_and_reload_resumes(tab, served_site):
+    _, base = served_site
+    tab.goto(f"{base}/simulacro.html")
+    tab.click("#s-start")
+    tab.locator("#s-options label").nth(0).click()
+    tab.clock.fast_forward("10:00")
+    tab.reload()                      # the exam resumes with the clock still running
+    assert tab.inner_text("#s-counter") == "Pregunta 1 de 30"
+    assert tab.locator("#s-options input:checked").count() == 1
+    assert 20 * 60 - 15 <= _seconds(tab) <= 20 * 60
+    tab.clock.fast_forward("20:01")
+    tab.wait_for_selector("#s-result:not([hidden])")
+    assert tab.inner_text("#s-summary").startswith("Se acabó el tiempo.")
+    assert tab.inner_text("#s-verdict") == "No apto"
+
+
+def test_works_from_file_url(browser, served_site):
+    out, _ = served_site
+    page = browser.new_page()
+    page.goto((out / "simulacro.html").as_uri())
+    page.click("#s-start")
+    assert page.inner_text("#s-counter") == "Pregunta 1 de 30"
+    page.locator("#s-options label").nth(1).click()
+    page.once("dialog", lambda d: d.accept())
+    page.click("#s-finish")
+    assert page.inner_text("#s-verdict") == "No apto"
+    assert page.locator("#s-review > li").count() == 30
+    page.close()
