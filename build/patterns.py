@@ -215,3 +215,12 @@ WORDS = re.compile(r"[^\W\d_]{2,}")
 
 # Control characters (C0, DEL, C1) and unpaired surrogates are refused in a question.
 QUESTION_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+# --- the published site (build/web/) -------------------------------------------------------------
+
+# A content-hashed asset name: "app.3f2a9c01d4.css" (10 hex digits before the extension).
+HASHED_ASSET = re.compile(r"\.[0-9a-f]{10}\.[a-z0-9]+$")
+# A URL attribute as jinja writes it (always double-quoted); not "data-href".
+URL_ATTRIBUTE = re.compile(r'(?<=\s)(?P<attr>src|href)="(?P<url>[^"]*)"')
+# A URL that is not a file of the site relative to the page: scheme, //host, /root, #fragment.
+NOT_RELATIVE_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//|/|#|$)", re.IGNORECASE)

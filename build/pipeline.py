@@ -23,8 +23,10 @@ from citavial.build.ingest import ingest
 from citavial.build.models import ALLOWLIST_SCHEMA, Citation, Regulation
 from citavial.build.practice import bank_json, read_bank
 from citavial.build.refs import RefError, parse_ref
-from citavial.build.render import ExtraPage, render, render_pages
+from citavial.build.render import ExtraPage, render, render_pages, spanish_date
 from citavial.build.verify import Pages, check_quote, gate_counts, verify
+from citavial.build.web.publish import publish
+from citavial.build.web.share import normalize_base_url
 
 REPORTS = Path(__file__).resolve().parent.parent / "golden" / "reports"
 
@@ -70,20 +72,23 @@ def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
 
 
 def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
-               reports_dir: Path = REPORTS, regulation_only: bool = False) -> str:
+               reports_dir: Path = REPORTS, regulation_only: bool = False,
+               base_url: str = "") -> str:
     """Build the whole site into ``out_dir``; return a one-paragraph report.
 
     ``regulation_only`` skips the authored guides and practice bank (their quotes are bound to
-    the current wording) — the allowlist's deep links are still proven."""
+    the current wording) — the allowlist's deep links are still proven. ``base_url`` is where
+    the site will be published (canonical links, sitemap, OpenGraph); "" keeps it relative."""
     t0 = time.perf_counter()
     site_src = Path(site_src)
+    base_url = normalize_base_url(base_url)
     reg = load_regulation(corpus_dir, as_of)
     guides = [] if regulation_only else read_guides(site_src / "content")
     bank = [] if regulation_only else read_bank(site_src / "practice")
     citations = [c for g in guides for c in g.citations] + [q.citation for q in bank]
     t1 = time.perf_counter()
     with staged_dir(Path(out_dir)) as stage:
-        pages = render(reg, site_src, stage)
+        pages = render(reg, site_src, stage, base_url=base_url)
         t2 = time.perf_counter()
         checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
         t3 = time.perf_counter()
@@ -97,8 +102,10 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             ExtraPage("porque.html", "porque.html",
                       {"figures": collect_figures(gate, Path(reports_dir))}),
             ExtraPage("buscar.html", "search.html", {}),
+            ExtraPage("404.html", "404.html", {}),
+            ExtraPage("offline.html", "offline.html", {}),
         ]
-        pages += render_pages(reg, site_src, stage, extra)
+        pages += render_pages(reg, site_src, stage, extra, base_url=base_url)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
         write_json(stage / "practice-bank.json", bank_data)
         write_staged(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
@@ -108,13 +115,15 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         index_report = build_index(collect(reg), {e.ref: e.url for e in allowlist},
                                    promoted_hooks(Path(corpus_dir)), stage,
                                    embeddings=corpus_model(Path(corpus_dir)))
+        web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of))
+        write_json(stage / "web-report.json", web)
     t5 = time.perf_counter()
     return (f"built {len(pages)} pages, {len(reg.units)} units, {len(allowlist)} citable passages "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
             f"({len(guides)} guides, {len(bank)} practice questions), deep links "
             f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
             f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s, index {t5 - t4:.2f} s); "
-            f"{index_report}")
+            f"{index_report}; {web_report}")
 
 
 def _digest(parts: list[str]) -> str:

@@ -16,6 +16,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from citavial.build.atomic import write_staged
 from citavial.build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation
 from citavial.build.refs import anchor
+from citavial.build.web.headers import csp
 
 STATUS_LABELS = {
     IN_FORCE: "En vigor",
@@ -55,8 +56,18 @@ def environment(site_src: Path) -> Environment:
     )
     env.filters["anchor"] = anchor
     env.filters["fecha"] = spanish_date
+    env.filters["first_passage"] = first_passage
     env.globals["STATUS_LABELS"] = STATUS_LABELS
+    env.globals["csp"] = csp(meta=True)   # the same policy `citavial serve` sends as a header
     return env
+
+
+def first_passage(unit) -> str:
+    """The unit's first citable words: the description a shared link previews."""
+    for block in unit.blocks:
+        if block.ref and block.text.strip():
+            return block.text
+    return unit.title
 
 
 # The site's sections, linked from every page's header (filename, label).
@@ -64,17 +75,19 @@ NAV = (("guias.html", "Guías"), ("buscar.html", "Buscar"), ("practica.html", "P
        ("porque.html", "Por qué"))
 
 
-def _common(reg: Regulation, nav: tuple[tuple[str, str], ...]) -> dict:
-    return {"reg": reg, "source": reg.source, "as_of": reg.as_of,
+def _common(reg: Regulation, nav: tuple[tuple[str, str], ...], base_url: str) -> dict:
+    return {"reg": reg, "source": reg.source, "as_of": reg.as_of, "base_url": base_url,
             "site_links": [{"href": h, "text": t} for h, t in nav],
             "units_by_ref": {u.ref: u for u in reg.units}}
 
 
 def render(reg: Regulation, site_src: Path, out_dir: Path,
-           nav: tuple[tuple[str, str], ...] = NAV) -> list[Path]:
-    """Write the regulation's pages for ``reg`` into ``out_dir`` (a staging directory)."""
+           nav: tuple[tuple[str, str], ...] = NAV, base_url: str = "") -> list[Path]:
+    """Write the regulation's pages for ``reg`` into ``out_dir`` (a staging directory).
+    ``base_url`` (absolute, ending in /) adds canonical and OpenGraph URLs; "" keeps every
+    URL relative."""
     env = environment(site_src)
-    common = _common(reg, nav)
+    common = _common(reg, nav, base_url)
     written = [_write(env, out_dir, "index.html", "index.html", common)]
     shown = reg.units
     for i, unit in enumerate(shown):
@@ -89,10 +102,10 @@ def render(reg: Regulation, site_src: Path, out_dir: Path,
 
 
 def render_pages(reg: Regulation, site_src: Path, out_dir: Path, pages: list[ExtraPage],
-                 nav: tuple[tuple[str, str], ...] = NAV) -> list[Path]:
+                 nav: tuple[tuple[str, str], ...] = NAV, base_url: str = "") -> list[Path]:
     """Write pages made by later stages (guides, practice, search…) with the site layout."""
     env = environment(site_src)
-    common = _common(reg, nav)
+    common = _common(reg, nav, base_url)
     return [_write(env, out_dir, p.filename, p.template, dict(common, **p.context))
             for p in pages]
 

@@ -29,6 +29,9 @@ def add_parsers(subparsers) -> None:
                    help="questions per minute per client (0 = unlimited)")
     s.add_argument("--queue", type=int, default=4, help="answers that may wait for the model")
     s.add_argument("--no-model", action="store_true", help="extractive answers only")
+    s.add_argument("--log-questions", action="store_true",
+                   help="write each question to the log (debugging only; off by default so "
+                        "that students' questions are not recorded)")
     s.set_defaults(func=_cmd_serve)
 
     a = subparsers.add_parser("ask", help="answer a question (or a file of them) and exit")
@@ -56,7 +59,8 @@ def add_parsers(subparsers) -> None:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from citavial.worker.serve import serve
     serve(args.dist, host=args.host, port=args.port, ask_per_minute=args.rate,
-          max_waiting=args.queue, load_llm=not args.no_model)
+          max_waiting=args.queue, load_llm=not args.no_model,
+          log_questions=args.log_questions)
     return 0
 
 

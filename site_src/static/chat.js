@@ -65,7 +65,15 @@
   var send = el("button", "cv-send", "Preguntar");
   send.type = "submit";
   form.append(label, input, send);
-  panel.append(head, note, log, status, form);
+  // without a worker: the static search, with the question already typed
+  var search = el("a", "cv-search", "Buscar tu pregunta en el Reglamento (funciona sin conexión)");
+  search.hidden = true;
+  function searchHref() {
+    var q = input.value.trim();
+    search.href = new URL("buscar.html" + (q ? "?q=" + encodeURIComponent(q) : ""), ROOT).href;
+  }
+  input.addEventListener("input", searchHref);
+  panel.append(head, note, log, status, search, form);
   mount.append(toggle, panel);
 
   function setStatus(text, offline) {
@@ -88,8 +96,10 @@
   function offline() {
     api = null;
     send.disabled = true;
-    setStatus("Asistente sin conexión: el servicio local de respuestas no está en marcha " +
-      "(«citavial serve»). El resto del sitio funciona sin él.", true);
+    setStatus("Asistente sin conexión: necesita el servicio local de respuestas " +
+      "(«citavial serve»), que no responde. El resto del sitio funciona sin él.", true);
+    searchHref();
+    search.hidden = false;
   }
   function connect(i) {
     i = i || 0;
