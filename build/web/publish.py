@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from citavial.build.models import Regulation
 from citavial.build.web import assets, icons, inline, pwa, share
@@ -18,13 +19,14 @@ def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
     assets.bundle(stage)
     renamed = assets.hash_assets(stage)
     if base_url:
-        # 404.html answers for any missing path, at any depth: its URLs must not be relative
-        assets.rewrite_urls(stage / "404.html", stage, lambda target, url: base_url + target
+        # 404.html answers for any missing path, at any depth: its URLs are root-relative
+        root = urlsplit(base_url).path
+        assets.rewrite_urls(stage / "404.html", stage, lambda target, url: root + target
                             + url[len(url.split("#", 1)[0].split("?", 1)[0]):])
         lastmod: dict[str, date] = {u.page: u.version.in_force for u in reg.units if u.version}
         share.write_sitemap(stage, base_url, lastmod)
     share.write_robots(stage, base_url)
-    pwa.write_manifest(stage, reg, base_url, as_of_text)
+    pwa.write_manifest(stage, as_of_text)
     pre = pwa.write_service_worker(stage, site_src, reg, as_of_text)
     n_gz, saved = assets.precompress(stage)
     figures = {"pages_checked": n_pages, "hashed_assets": len(renamed),

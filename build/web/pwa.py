@@ -38,10 +38,11 @@ class Precache:
                 f"({self.gzip_bytes / 1e6:.2f} MB compressed), version {self.version}")
 
 
-def write_manifest(stage: Path, reg: Regulation, base_url: str, as_of_text: str) -> None:
-    """Relative start_url/scope resolve against the manifest's own URL, so they follow any
-    sub-path; with --base-url they are absolute."""
-    root = base_url or "./"
+def write_manifest(stage: Path, as_of_text: str) -> None:
+    """start_url/scope stay relative: they resolve against the manifest's own URL, so they
+    follow any sub-path and the --base-url host (an absolute URL would break a copy served
+    elsewhere, e.g. a school's test server)."""
+    root = "./"
     manifest = {
         "name": "citavial · Reglamento General de Circulación",
         "short_name": "Reglamento",
