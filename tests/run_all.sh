@@ -17,14 +17,23 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$missing 
 if [ -n "$missing" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
+  # Don't let the package start a system nginx on port 80: the test starts its own.
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod +x "$policy"
+  fi
   # shellcheck disable=SC2086
   apt-get install -y -qq $missing >/dev/null
+  [ -z "$policy" ] || rm -f "$policy"
 fi
 
 bash tests/lint.sh
 .venv/bin/citavial model-setup   # assemble + sha256-check the default GGUF once (worker tests use it)
 .venv/bin/citavial build
 .venv/bin/python -m pytest -m "" -q "$@"
+# The page budget (issue 15): prints bytes, requests and FCP per page type (asserts nothing).
+.venv/bin/python tests/bench/bench_pages.py --runs 5
 
 # No test may write into tracked files.
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
