@@ -31,9 +31,9 @@ fi
 bash tests/lint.sh
 .venv/bin/citavial model-setup   # assemble + sha256-check the default GGUF once (worker tests use it)
 .venv/bin/citavial build
-.venv/bin/python -m pytest -m "" -q "$@"
 # The page budget (issue 15): prints bytes, requests and FCP per page type (asserts nothing).
 .venv/bin/python tests/bench/bench_pages.py --runs 5
+.venv/bin/python -m pytest -m "" -q "$@"
 
 # No test may write into tracked files.
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
