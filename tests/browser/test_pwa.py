@@ -98,7 +98,7 @@ def test_the_study_site_works_offline_after_one_visit(served, phone):
     page.goto(f"{url}/art48.html")
     page.click("#citavial-chat .cv-toggle")
     page.fill("#cv-q", "¿Puedo adelantar en una curva?")
-    page.wait_for_selector("#citavial-chat .cv-search:not([hidden])", timeout=10000)
+    page.wait_for_selector("#citavial-chat .cv-search", timeout=10000)
     assert "necesita el servicio local" in page.inner_text("#citavial-chat .cv-status")
     page.click("#citavial-chat .cv-search")
     page.wait_for_selector("#buscar-resultados li a")
