@@ -10,8 +10,13 @@ import json
 import logging
 
 import pytest
-from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, ScriptedModel, \
-    fixed_allowlist
+from worker_helpers import (
+    SCRIPTED_STATUS,
+    TEST_CALIBRATION,
+    FixedRetriever,
+    ScriptedModel,
+    fixed_allowlist,
+)
 
 from citavial.build.web.assets import asset
 from citavial.build.web.headers import csp
