@@ -28,6 +28,7 @@ HASHED_SUFFIXES = frozenset({".css", ".js"})   # icons keep stable names (og:ima
 COMPRESSIBLE = frozenset({".html", ".css", ".js", ".json", ".xml", ".txt", ".webmanifest",
                           ".svg"})
 MIN_COMPRESS = 256
+NOT_SERVED = ("index/",)   # the worker's own data, read from disk, never sent to a browser
 ASSET_MAP = "assets.json"
 
 
@@ -120,7 +121,9 @@ def precompress(stage: Path) -> tuple[int, int]:
     builds); servers send it to clients that accept gzip. Returns (files, bytes saved)."""
     n = saved = 0
     for path in sorted(stage.rglob("*")):
-        if path.is_file() and path.suffix in COMPRESSIBLE and path.stat().st_size >= MIN_COMPRESS:
+        rel = path.relative_to(stage).as_posix()
+        if (path.is_file() and path.suffix in COMPRESSIBLE and not rel.startswith(NOT_SERVED)
+                and path.stat().st_size >= MIN_COMPRESS):
             data = path.read_bytes()
             packed = gzip.compress(data, compresslevel=9, mtime=0)
             if len(packed) < len(data):
