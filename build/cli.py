@@ -25,7 +25,8 @@ def _as_of(value: str) -> date:
 def _cmd_build(args: argparse.Namespace) -> int:
     from citavial.build.pipeline import build_site
     report = build_site(corpus_dir=args.corpus, out_dir=args.out, as_of=args.as_of,
-                        site_src=args.site_src, regulation_only=args.regulation_only)
+                        site_src=args.site_src, regulation_only=args.regulation_only,
+                        base_url=args.base_url)
     print(report)
     return 0
 
@@ -104,6 +105,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="build only the regulation pages and allowlist, without the guides and "
                         "practice (whose quotes are written for today's wording), e.g. for a "
                         "past --as-of date")
+    b.add_argument("--base-url", default="",
+                   help="absolute URL the site will be published at, e.g. "
+                        "https://autoescuela.example/rgc/: adds canonical links, sitemap.xml "
+                        "and OpenGraph URLs (default: none, every URL relative)")
     b.set_defaults(func=_cmd_build)
 
     v = sub.add_parser("verify-quote", help="check one quote exactly as the build's gate does "

@@ -356,3 +356,12 @@ OTHER_INSURANCE = re.compile(r"\b(?:seguro obligatorio|aseguradora|poliza|seguro
                              r"seguro a terceros|todo riesgo|consorcio de compensacion|sin seguro)\b")
 OTHER_PENAL = re.compile(r"\b(?:codigo penal|delito|carcel|prision|pena de|antecedentes penales|"
                          r"juicio rapido)\b")
+
+# --- the published site (build/web/) -------------------------------------------------------------
+
+# A content-hashed asset name: "app.3f2a9c01d4.css" (10 hex digits before the extension).
+HASHED_ASSET = re.compile(r"\.[0-9a-f]{10}\.[a-z0-9]+$")
+# A URL attribute as jinja writes it (always double-quoted); not "data-href".
+URL_ATTRIBUTE = re.compile(r'(?<=\s)(?P<attr>src|href)="(?P<url>[^"]*)"')
+# A URL that is not a file of the site relative to the page: scheme, //host, /root, #fragment.
+NOT_RELATIVE_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//|/|#|$)", re.IGNORECASE)

@@ -28,9 +28,11 @@ from citavial.build.practice import bank_json, read_bank
 from citavial.build.practice import prose_items as practice_prose
 from citavial.build.prose import check_prose
 from citavial.build.refs import RefError, parse_ref
-from citavial.build.render import ExtraPage, render, render_pages
+from citavial.build.render import ExtraPage, render, render_pages, spanish_date
 from citavial.build.signs import catalogue, groups
 from citavial.build.verify import Pages, check_quote, gate_counts, verify
+from citavial.build.web.publish import publish
+from citavial.build.web.share import normalize_base_url
 
 # The DGT theory exam for permiso B (RD 818/2009, anexo VI); simulacro-core.js holds the same
 # figures for the page's logic, and tests/browser/test_simulacro.py checks they agree.
@@ -85,13 +87,16 @@ def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
 
 
 def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
-               reports_dir: Path = REPORTS, regulation_only: bool = False) -> str:
+               reports_dir: Path = REPORTS, regulation_only: bool = False,
+               base_url: str = "") -> str:
     """Build the whole site into ``out_dir``; return a one-paragraph report.
 
     ``regulation_only`` skips the authored guides and practice bank (their quotes are bound to
-    the current wording) — the allowlist's deep links are still proven."""
+    the current wording) — the allowlist's deep links are still proven. ``base_url`` is where
+    the site will be published (canonical links, sitemap, OpenGraph); "" keeps it relative."""
     t0 = time.perf_counter()
     site_src = Path(site_src)
+    base_url = normalize_base_url(base_url)
     reg = load_regulation(corpus_dir, as_of)
     guides = [] if regulation_only else read_guides(site_src / "content")
     bank = [] if regulation_only else read_bank(site_src / "practice")
@@ -106,7 +111,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     with staged_dir(Path(out_dir)) as stage:
         pages = render(reg, site_src, stage, change_links={
             ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
-            for ref, cs in changes.items()})
+            for ref, cs in changes.items()}, base_url=base_url)
         t2 = time.perf_counter()
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
@@ -127,8 +132,10 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             ExtraPage("porque.html", "porque.html",
                       {"figures": collect_figures(gate, Path(reports_dir))}),
             ExtraPage("buscar.html", "search.html", {}),
+            ExtraPage("404.html", "404.html", {}),
+            ExtraPage("offline.html", "offline.html", {}),
         ]
-        pages += render_pages(reg, site_src, stage, extra)
+        pages += render_pages(reg, site_src, stage, extra, base_url=base_url)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
         write_page_links(reg, stage, allowlist)
         previous, signs = catalogue(texto, allowlist)
@@ -142,6 +149,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         index_report = build_index(collect(reg), {e.ref: e.url for e in allowlist},
                                    promoted_hooks(Path(corpus_dir)), stage,
                                    embeddings=corpus_model(Path(corpus_dir)))
+        web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of))
+        write_json(stage / "web-report.json", web)
     t5 = time.perf_counter()
     return (f"built {len(pages)} pages, {len(reg.units)} units, {len(allowlist)} citable passages "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
@@ -149,7 +158,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"items, {len(findings)} findings; deep links "
             f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
             f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s, index {t5 - t4:.2f} s); "
-            f"{index_report}")
+            f"{index_report}; {web_report}")
 
 
 def _digest(parts: list[str]) -> str:

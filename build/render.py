@@ -17,6 +17,7 @@ from citavial.build.atomic import write_staged
 from citavial.build.deeplinks import script_name
 from citavial.build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation
 from citavial.build.refs import anchor, human_label
+from citavial.build.web.headers import csp
 
 STATUS_LABELS = {
     IN_FORCE: "En vigor",
@@ -58,8 +59,18 @@ def environment(site_src: Path) -> Environment:
     env.filters["fecha"] = spanish_date
     env.filters["deeplinks_script"] = script_name
     env.filters["human_label"] = human_label
+    env.filters["first_passage"] = first_passage
     env.globals["STATUS_LABELS"] = STATUS_LABELS
+    env.globals["csp"] = csp(meta=True)   # the same policy `citavial serve` sends as a header
     return env
+
+
+def first_passage(unit) -> str:
+    """The unit's first citable words: the description a shared link previews."""
+    for block in unit.blocks:
+        if block.ref and block.text.strip():
+            return block.text
+    return unit.title
 
 
 # The site's sections, linked from every page's header (filename, label).
@@ -83,22 +94,24 @@ START_HERE = (
 )
 
 
-def _common(reg: Regulation, nav: tuple[tuple[str, str], ...]) -> dict:
-    return {"reg": reg, "source": reg.source, "as_of": reg.as_of,
+def _common(reg: Regulation, nav: tuple[tuple[str, str], ...], base_url: str) -> dict:
+    return {"reg": reg, "source": reg.source, "as_of": reg.as_of, "base_url": base_url,
             "site_links": [{"href": h, "text": t} for h, t in nav],
             "units_by_ref": {u.ref: u for u in reg.units}}
 
 
 def render(reg: Regulation, site_src: Path, out_dir: Path,
            nav: tuple[tuple[str, str], ...] = NAV,
-           change_links: dict[str, dict[str, str]] | None = None) -> list[Path]:
+           change_links: dict[str, dict[str, str]] | None = None,
+           base_url: str = "") -> list[Path]:
     """Write the regulation's pages for ``reg`` into ``out_dir`` (a staging directory).
 
     ``change_links``: {unit ref: {"<norm id> <ISO date>": anchor on cambios.html}} for the
     history section's "qué cambió" links (the diffs themselves live on cambios.html so a
-    unit page holds each wording's words once, as the gate requires)."""
+    unit page holds each wording's words once, as the gate requires). ``base_url`` (absolute,
+    ending in /) adds canonical and OpenGraph URLs; "" keeps every URL relative."""
     env = environment(site_src)
-    common = dict(_common(reg, nav), change_links=change_links or {})
+    common = dict(_common(reg, nav, base_url), change_links=change_links or {})
     start = [{"href": h, "title": t, "text": x} for h, t, x in START_HERE]
     written = [_write(env, out_dir, "index.html", "index.html", dict(common, start_here=start))]
     shown = reg.units
@@ -116,10 +129,10 @@ def render(reg: Regulation, site_src: Path, out_dir: Path,
 
 
 def render_pages(reg: Regulation, site_src: Path, out_dir: Path, pages: list[ExtraPage],
-                 nav: tuple[tuple[str, str], ...] = NAV) -> list[Path]:
+                 nav: tuple[tuple[str, str], ...] = NAV, base_url: str = "") -> list[Path]:
     """Write pages made by later stages (guides, practice, search…) with the site layout."""
     env = environment(site_src)
-    common = _common(reg, nav)
+    common = _common(reg, nav, base_url)
     return [_write(env, out_dir, p.filename, p.template, dict(common, **p.context))
             for p in pages]
 

@@ -41,6 +41,19 @@ def built_site() -> Path:
     return built_site_dir()
 
 
+PUBLISHED_AT = "https://autoescuela.example/rgc/"
+
+
+@pytest.fixture(scope="session")
+def published_site(tmp_path_factory):
+    """`citavial build --base-url https://autoescuela.example/rgc/` into a temporary dist/."""
+    from citavial.build.pipeline import build_site
+    out = tmp_path_factory.mktemp("published") / "dist"
+    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC,
+               base_url=PUBLISHED_AT)
+    return out
+
+
 # Debian's Chromium (support.CHROMIUM), driven by Playwright with an explicit executable (never
 # a downloaded browser). ONE session-wide instance for every test directory: two live
 # sync_playwright() instances in one process make Playwright refuse the second ("Sync API inside

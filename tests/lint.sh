@@ -3,7 +3,8 @@
 #   ruff: pyflakes, pycodestyle errors, import order, absolute imports only, the old top-level
 #         names `build`/`worker` banned;
 #   import-linter: citavial.build never imports citavial.worker;
-#   mypy: the cross-stage models, the text module, the gate and the worker.
+#   mypy: the cross-stage models, the text module, the gate, the web publishing stage and the
+#         worker's static file server.
 # import-linter and mypy read files, not the editable install's import hook, so they get a
 # throw-away tree where citavial/build and citavial/worker are links to our folders.
 set -euo pipefail
@@ -19,4 +20,5 @@ ln -s "$PWD/worker" "$tree/citavial/worker"
 (cd "$tree" && MYPYPATH="$tree" "$OLDPWD/.venv/bin/mypy" --config-file "$OLDPWD/pyproject.toml" \
     --cache-dir "$tree/.mypy_cache" \
     -p citavial.build.models -p citavial.build.text -p citavial.build.verify \
-    -p citavial.build.fragments -p citavial.build.paths)
+    -p citavial.build.fragments -p citavial.build.paths -p citavial.build.web \
+    -p citavial.worker.static)

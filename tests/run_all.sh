@@ -10,19 +10,30 @@ python3 -m pip install --quiet --disable-pip-version-check "uv==0.13.9"
 python3 -m uv sync --locked --python python3.11
 
 # Browser tests drive Debian's Chromium; Playwright's own browser download is never used.
-# The scale-out test (tests/adversarial/test_scale_out.py) runs Debian's nginx.
-missing=()
-[ -x /usr/bin/chromium ] || missing+=(chromium)
-[ -x /usr/sbin/nginx ] || missing+=(nginx)
-if [ ${#missing[@]} -gt 0 ]; then
+# Debian's nginx: the scale-out test (tests/adversarial/test_scale_out.py) and the sub-path
+# test serve through it (gzip_static is built in).
+missing=""
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$missing nginx"
+if [ -n "$missing" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq "${missing[@]}" >/dev/null
+  # Don't let the package start a system nginx on port 80: the tests start their own.
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod +x "$policy"
+  fi
+  # shellcheck disable=SC2086
+  apt-get install -y -qq $missing >/dev/null
+  [ -z "$policy" ] || rm -f "$policy"
 fi
 
 bash tests/lint.sh
 .venv/bin/citavial model-setup   # assemble + sha256-check the default GGUF once (worker tests use it)
 .venv/bin/citavial build
+# The page budget (issue 15): prints bytes, requests and FCP per page type (asserts nothing).
+.venv/bin/python tests/bench/bench_pages.py --runs 5
 .venv/bin/python -m pytest -m "" -q "$@"
 
 # No test may write into tracked files.

@@ -14,6 +14,7 @@ from citavial.build.errors import BuildError
 from citavial.build.index import build_index
 from citavial.build.index.retriever import load_retriever
 from citavial.build.index.search import Searcher
+from citavial.build.web.assets import asset
 
 
 def _tree(path):
@@ -32,8 +33,10 @@ def test_same_input_same_bytes(tmp_path):
             json.loads((site / "allowlist.json").read_text(encoding="utf-8"))["entries"]}
     build_index(passages(), urls, promoted_hooks(CORPUS), tmp_path / "a",
                 embeddings=corpus_model(CORPUS))
-    index_files = {k: v for k, v in _tree(site).items()
-                   if k.startswith("index/") or k == "search-index.js"}
+    # the published site names the static index by its content hash (build/web/assets.py)
+    published = asset(site, "search-index.js").relative_to(site).as_posix()
+    index_files = {("search-index.js" if k == published else k): v
+                   for k, v in _tree(site).items() if k.startswith("index/") or k == published}
     assert _tree(tmp_path / "a") == index_files
 
 
@@ -45,7 +48,7 @@ def test_layout_and_manifest():
     assert manifest["counts"]["hooks"] > 5000 and manifest["hooks"] == "hooks-v2"
     assert manifest["model"] == {"name": "citavial-static-v1", "bundled": True}
     assert (dist / "index" / "model" / "model.safetensors").is_file()
-    assert (dist / "search-index.js").read_text().startswith("// citavial static search")
+    assert asset(dist, "search-index.js").read_text().startswith("// citavial static search")
 
 
 def test_urls_come_from_the_allowlist_or_fall_back_to_the_anchor(tmp_path):

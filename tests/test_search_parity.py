@@ -12,6 +12,7 @@ from support import ROOT
 
 from citavial.build.golden import load_golden
 from citavial.build.index.retriever import load_retriever
+from citavial.build.web.assets import asset
 
 RUNNER = ROOT / "tests" / "js" / "search_rank.js"
 EXTRA = ["artículo 48", "art. 104 luces", "señal R-101", "¿Puedo ir a 100?", "ÁMBAR  intermitente",
@@ -29,7 +30,7 @@ def node():
 def test_static_page_ranks_like_the_cli_on_every_golden_question(built_site, node):
     questions = [q.question for q in load_golden(ROOT / "golden" / "golden-v2.jsonl")]
     questions += [q for q in EXTRA if q.strip()]
-    proc = subprocess.run([node, RUNNER, built_site / "search-index.js", "10"],
+    proc = subprocess.run([node, RUNNER, asset(built_site, "search-index.js"), "10"],
                           input="\n".join(json.dumps(q) for q in questions) + "\n",
                           capture_output=True, text=True, timeout=300, check=True)
     js = [json.loads(line) for line in proc.stdout.splitlines()]

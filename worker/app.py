@@ -12,21 +12,26 @@ Every API error is ``{"ok": false, "error": "…", "status": N}`` with that HTTP
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, request, send_from_directory
+from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from citavial.build.web.headers import security_headers
 from citavial.worker.answer import Deps, answer
 from citavial.worker.limits import InferenceSlot, QueueFull, RateLimiter
 from citavial.worker.metrics import Metrics
 from citavial.worker.observe import observe
+from citavial.worker.static import send_static
 from citavial.worker.validate import InvalidInput, parse_ask_body, parse_search_args
 
 MAX_BODY = 8 * 1024
+SECURITY_HEADERS = security_headers()
+log = logging.getLogger("citavial.worker")
 
 
 @dataclass
@@ -41,6 +46,7 @@ class WorkerState:
     search_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(120, 20))
     slot: InferenceSlot = field(default_factory=lambda: InferenceSlot(max_waiting=4))
     metrics: Metrics = field(default_factory=Metrics)
+    log_questions: bool = False           # privacy: questions are never logged unless asked
 
 
 def error(message: str, status: int, headers: dict | None = None) -> Response:
@@ -66,6 +72,8 @@ def create_app(state: WorkerState) -> Flask:
             else "static"
         m.inc("citavial_requests_total", endpoint=endpoint, status=str(resp.status_code))
         _cors(resp)
+        for name, value in SECURITY_HEADERS.items():
+            resp.headers.setdefault(name, value)
         return resp
 
     @app.errorhandler(HTTPException)
@@ -98,7 +106,7 @@ def create_app(state: WorkerState) -> Flask:
                 return error(f"method GET not allowed on /{path}; use {', '.join(allowed)}",
                              405, {"Allow": ", ".join(allowed)})
             return error(f"no endpoint /{path}", 404)
-        return send_from_directory(state.dist_dir, path)
+        return send_static(state.dist_dir, path)
 
     return app
 
@@ -124,6 +132,8 @@ def _ask(state: WorkerState) -> Response:
         question = parse_ask_body(request.get_data(cache=False), request.mimetype)
     except InvalidInput as bad:
         return error(str(bad), 400)
+    if state.log_questions:   # opt-in (serve --log-questions), for debugging only
+        log.info("question: %r", question)
     try:
         ticket = state.slot.reserve()
     except QueueFull:

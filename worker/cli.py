@@ -33,6 +33,9 @@ def add_parsers(subparsers) -> None:
     s.add_argument("--model-lead", action="store_true",
                    help="let the model phrase a one-line lead above the extractive answer "
                         "(off by default: it did not help on the dev split)")
+    s.add_argument("--log-questions", action="store_true",
+                   help="write each question to the log (debugging only; off by default so "
+                        "that students' questions are not recorded)")
     s.set_defaults(func=_cmd_serve)
 
     a = subparsers.add_parser("ask", help="answer a question (or a file of them) and exit")
@@ -72,7 +75,8 @@ def add_parsers(subparsers) -> None:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from citavial.worker.serve import serve
     serve(args.dist, host=args.host, port=args.port, ask_per_minute=args.rate,
-          max_waiting=args.queue, load_llm=not args.no_model, model_lead=args.model_lead)
+          max_waiting=args.queue, load_llm=not args.no_model, model_lead=args.model_lead,
+          log_questions=args.log_questions)
     return 0
 
 

@@ -63,7 +63,7 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
 
 
 def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int = 4,
-               **kwargs) -> WorkerState:
+               log_questions: bool = False, **kwargs) -> WorkerState:
     deps, why, index = load_deps(dist_dir, **kwargs)
     if deps is None:
         log.warning("worker cannot answer: %s", why)
@@ -73,7 +73,7 @@ def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int =
                        ask_limiter=RateLimiter(ask_per_minute, burst=max(1, int(
                            min(ask_per_minute, 5)))),
                        search_limiter=RateLimiter(ask_per_minute * 6, burst=20),
-                       slot=InferenceSlot(max_waiting))
+                       slot=InferenceSlot(max_waiting), log_questions=log_questions)
 
 
 def make_server(state: WorkerState, host: str = "127.0.0.1", port: int = 8000,

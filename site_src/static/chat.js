@@ -65,6 +65,14 @@
   var send = el("button", "cv-send", "Preguntar");
   send.type = "submit";
   form.append(label, input, send);
+  // without a worker: the static search, with the question already typed (shown only then)
+  var search = null;
+  function searchHref() {
+    if (!search) return;
+    var q = input.value.trim();
+    search.href = new URL("buscar.html" + (q ? "?q=" + encodeURIComponent(q) : ""), ROOT).href;
+  }
+  input.addEventListener("input", searchHref);
   panel.append(head, note, log, status, form);
   mount.append(toggle, panel);
 
@@ -88,8 +96,13 @@
   function offline() {
     api = null;
     send.disabled = true;
-    setStatus("Asistente sin conexión: el servicio local de respuestas no está en marcha " +
-      "(«citavial serve»). El resto del sitio funciona sin él.", true);
+    setStatus("Asistente sin conexión: necesita el servicio local de respuestas " +
+      "(«citavial serve»), que no responde. El resto del sitio funciona sin él.", true);
+    if (!search) {
+      search = el("a", "cv-search", "Buscar tu pregunta en el Reglamento (funciona sin conexión)");
+      panel.insertBefore(search, form);
+    }
+    searchHref();
   }
   function connect(i) {
     i = i || 0;
@@ -109,6 +122,7 @@
         }
         api = bases[i];
         send.disabled = false;
+        if (search) { search.remove(); search = null; }
         setStatus(h.mode === "generative" ? "Listo." :
           "Listo (solo respuestas extractivas: " + h.reason + ").");
       }).catch(function () { clearTimeout(t); connect(i + 1); });

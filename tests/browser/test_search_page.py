@@ -13,6 +13,7 @@ from index_helpers import ROOT, built_dist
 from citavial.build.index.export import read_static
 from citavial.build.index.retriever import load_retriever
 from citavial.build.render import ExtraPage, render_pages
+from citavial.build.web.assets import asset
 
 pytestmark = pytest.mark.browser
 SITE_SRC = ROOT / "site_src"
@@ -34,7 +35,7 @@ def site(tmp_path_factory, reg):
     out = tmp_path_factory.mktemp("search-site")
     render_pages(reg, SITE_SRC, out, [ExtraPage("buscar.html", "search.html", {})])
     shutil.copytree(SITE_SRC / "static", out / "static")
-    shutil.copy(built_dist() / "search-index.js", out / "search-index.js")
+    shutil.copy(asset(built_dist(), "search-index.js"), out / "search-index.js")
     return out
 
 

@@ -1,0 +1,138 @@
+"""Assets of the staged site: bundle, content-hash, rewrite the pages' URLs, precompress.
+
+Works on whatever pages the stages wrote: every local ``src``/``href`` of every ``*.html`` that
+names a script, a stylesheet or an icon is renamed to ``name.<hash10>.ext`` and the pages are
+rewritten to match, so a page added later is covered without being listed anywhere. The map
+logical name → hashed name is written as ``assets.json`` (for tools and tests).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path, PurePosixPath
+
+from citavial.build import patterns
+from citavial.build.atomic import write_staged
+from citavial.build.errors import BuildError
+
+# Concatenated at build time so that a page costs one stylesheet and one script request; the
+# parts are authored (and tested) separately. Bundle → parts, in order.
+BUNDLES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("static/app.css", ("static/site.css", "static/chat.css", "static/pwa.css")),
+    ("static/app.js", ("static/pwa.js", "static/chat.js")),
+)
+HASHED_SUFFIXES = frozenset({".css", ".js"})   # icons keep stable names (og:image, manifest)
+# Text files worth a precompressed twin; smaller files gain nothing from gzip.
+COMPRESSIBLE = frozenset({".html", ".css", ".js", ".json", ".xml", ".txt", ".webmanifest",
+                          ".svg"})
+MIN_COMPRESS = 256
+NOT_SERVED = ("index/",)   # the worker's own data, read from disk, never sent to a browser
+ASSET_MAP = "assets.json"
+
+
+def bundle(stage: Path) -> None:
+    """Write each bundle from its parts and remove the parts from the published tree."""
+    for target, parts in BUNDLES:
+        chunks = []
+        for part in parts:
+            path = stage / part
+            if not path.is_file():
+                raise BuildError(str(path), f"bundle part missing for {target}",
+                                 "add the file, or change BUNDLES in build/web/assets.py")
+            chunks.append(f"/* {PurePosixPath(part).name} */\n" + path.read_text("utf-8"))
+            path.unlink()
+        write_staged(stage / target, "\n".join(chunks))
+
+
+def hashed_name(rel: str, data: bytes) -> str:
+    p = PurePosixPath(rel)
+    digest = hashlib.sha256(data).hexdigest()[:10]
+    return str(p.with_name(f"{p.stem}.{digest}{p.suffix}"))
+
+
+def pages(stage: Path) -> list[Path]:
+    return sorted(stage.rglob("*.html"))
+
+
+def local_target(page: Path, stage: Path, url: str) -> str | None:
+    """The site-relative path a page's relative URL names (query and fragment dropped)."""
+    if patterns.NOT_RELATIVE_URL.match(url):
+        return None
+    path = url.split("#", 1)[0].split("?", 1)[0]
+    resolved = (page.parent / path).resolve()
+    try:
+        return resolved.relative_to(stage.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def hash_assets(stage: Path, extra: tuple[str, ...] = ()) -> dict[str, str]:
+    """Rename every asset the pages reference (plus ``extra``) to its hashed name; rewrite the
+    pages; return {logical: hashed}. A referenced asset that does not exist stops the build."""
+    wanted: set[str] = set(extra)
+    for page in pages(stage):
+        for m in patterns.URL_ATTRIBUTE.finditer(page.read_text("utf-8")):
+            target = local_target(page, stage, m.group("url"))
+            if target and PurePosixPath(target).suffix in HASHED_SUFFIXES:
+                if not (stage / target).is_file():
+                    raise BuildError(page.name, f"{m.group('attr')}=\"{m.group('url')}\" "
+                                     f"names {target}, which the build did not write",
+                                     "fix the template or add the file to site_src/static/")
+                wanted.add(target)
+    renamed = {}
+    for rel in sorted(wanted):
+        data = (stage / rel).read_bytes()
+        new = hashed_name(rel, data)
+        (stage / rel).rename(stage / new)
+        renamed[rel] = new
+    for page in pages(stage):
+        rewrite_urls(page, stage, lambda target, url: _hashed_url(renamed, target, url))
+    write_staged(stage / ASSET_MAP, json.dumps(renamed, sort_keys=True, indent=1) + "\n")
+    return renamed
+
+
+def _hashed_url(renamed: dict[str, str], target: str, url: str) -> str:
+    """Swap the file name in ``url`` for its hashed name, keeping the path, query, fragment."""
+    if target not in renamed:
+        return url
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    path, rest = url[:cut], url[cut:]
+    return path[: path.rfind("/") + 1] + PurePosixPath(renamed[target]).name + rest
+
+
+def rewrite_urls(page: Path, stage: Path, fn) -> None:
+    """Apply ``fn(target, url) → url`` to every relative src/href of ``page``."""
+    html = page.read_text("utf-8")
+
+    def sub(m):
+        target = local_target(page, stage, m.group("url"))
+        new = fn(target, m.group("url")) if target else m.group("url")
+        return f'{m.group("attr")}="{new}"'
+
+    out = patterns.URL_ATTRIBUTE.sub(sub, html)
+    if out != html:
+        write_staged(page, out)
+
+
+def precompress(stage: Path) -> tuple[int, int]:
+    """Write ``f.gz`` beside every text file worth it (gzip -9, mtime 0: byte-identical
+    builds); servers send it to clients that accept gzip. Returns (files, bytes saved)."""
+    n = saved = 0
+    for path in sorted(stage.rglob("*")):
+        rel = path.relative_to(stage).as_posix()
+        if (path.is_file() and path.suffix in COMPRESSIBLE and not rel.startswith(NOT_SERVED)
+                and path.stat().st_size >= MIN_COMPRESS):
+            data = path.read_bytes()
+            packed = gzip.compress(data, compresslevel=9, mtime=0)
+            if len(packed) < len(data):
+                (path.parent / (path.name + ".gz")).write_bytes(packed)
+                n, saved = n + 1, saved + len(data) - len(packed)
+    return n, saved
+
+
+def asset(dist: Path, logical: str) -> Path:
+    """The published file of a logical asset name ("search-index.js" → its hashed file)."""
+    table = json.loads((Path(dist) / ASSET_MAP).read_text("utf-8"))
+    return Path(dist) / table.get(logical, logical)

@@ -1,0 +1,85 @@
+"""Icons generated at build time from one source (site_src/pwa/icon.txt, a palette and a square
+pixel grid): PNGs for the manifest and Apple devices, favicon.ico.
+
+Written with zlib and struct from the standard library: a nearest-neighbour upscale of a pixel
+grid needs no imaging library, and the output is byte-identical from build to build.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+from citavial.build.errors import BuildError
+
+# (file, size in px)
+ICONS = (("static/icon-192.png", 192), ("static/icon-512.png", 512),
+         ("static/apple-touch-icon.png", 180))
+FAVICON = ("favicon.ico", 32)
+
+
+def read_source(path: Path) -> list[list[tuple[int, int, int]]]:
+    """The grid as rows of RGB triples; errors name the line and the rule."""
+    palette: dict[str, tuple[int, int, int]] = {}
+    grid = []
+    for n, raw in enumerate(Path(path).read_text("utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "=" in line:
+            key, _, value = (s.strip() for s in line.partition("="))
+            if len(key) != 1 or len(value) != 7 or not value.startswith("#"):
+                raise BuildError(f"{path}:{n}", f"palette line {line!r}",
+                                 "write 'X = #rrggbb'")
+            palette[key] = tuple(int(value[i:i + 2], 16) for i in (1, 3, 5))  # type: ignore
+            continue
+        unknown = sorted(set(line) - set(palette))
+        if unknown:
+            raise BuildError(f"{path}:{n}", f"grid letters {unknown} are not in the palette",
+                             "declare them as 'X = #rrggbb' above the grid")
+        grid.append([palette[c] for c in line])
+    if not grid or any(len(row) != len(grid) for row in grid):
+        raise BuildError(str(path), f"grid of {len(grid)} lines of "
+                         f"{sorted({len(r) for r in grid})} letters is not square",
+                         "write N lines of N letters")
+    return grid
+
+
+def png(grid: list[list[tuple[int, int, int]]], size: int) -> bytes:
+    """An RGB PNG of ``size``×``size`` pixels."""
+    n = len(grid)
+    raw = bytearray()
+    for y in range(size):
+        raw.append(0)   # filter: none
+        row = grid[y * n // size]
+        for x in range(size):
+            raw.extend(row[x * n // size])
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(bytes(raw), 9)) + chunk(b"IEND", b""))
+
+
+def ico(png_data: bytes, size: int) -> bytes:
+    """A one-image .ico that embeds a PNG (supported by every current browser)."""
+    return (struct.pack("<HHH", 0, 1, 1)
+            + struct.pack("<BBBBHHII", size % 256, size % 256, 0, 0, 1, 32, len(png_data), 22)
+            + png_data)
+
+
+def write_icons(source: Path, stage: Path) -> list[tuple[str, int]]:
+    """Write every icon into the staged site; return [(path, size)]."""
+    grid = read_source(source)
+    out = []
+    for rel, size in ICONS:
+        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+        (stage / rel).write_bytes(png(grid, size))
+        out.append((rel, size))
+    rel, size = FAVICON
+    (stage / rel).write_bytes(ico(png(grid, size), size))
+    return out + [FAVICON]

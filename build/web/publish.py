@@ -1,0 +1,38 @@
+"""The last stage of the build: make the staged tree ready for the web (see __init__)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from citavial.build.models import Regulation
+from citavial.build.web import assets, icons, inline, pwa, share
+
+
+def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
+            as_of_text: str) -> tuple[str, dict]:
+    """Check, bundle, hash, describe and precompress the staged site; (report, figures)."""
+    stage, site_src = Path(stage), Path(site_src)
+    n_pages = inline.check_pages(stage)
+    icons.write_icons(site_src / "pwa" / "icon.txt", stage)
+    assets.bundle(stage)
+    renamed = assets.hash_assets(stage)
+    if base_url:
+        # 404.html answers for any missing path, at any depth: its URLs are root-relative
+        root = urlsplit(base_url).path
+        assets.rewrite_urls(stage / "404.html", stage, lambda target, url: root + target
+                            + url[len(url.split("#", 1)[0].split("?", 1)[0]):])
+        lastmod: dict[str, date] = {u.page: u.version.in_force for u in reg.units if u.version}
+        share.write_sitemap(stage, base_url, lastmod)
+    share.write_robots(stage, base_url)
+    pwa.write_manifest(stage, as_of_text)
+    pre = pwa.write_service_worker(stage, site_src, reg, as_of_text)
+    n_gz, saved = assets.precompress(stage)
+    figures = {"pages_checked": n_pages, "hashed_assets": len(renamed),
+               "precompressed": n_gz, "precache_files": len(pre.files),
+               "precache_bytes": pre.raw_bytes, "precache_gzip_bytes": pre.gzip_bytes,
+               "precache_version": pre.version}
+    report = (f"web: {n_pages} pages without inline code, {len(renamed)} hashed assets, "
+              f"{n_gz} .gz files; {pre.summary()}")
+    return report, figures

@@ -1,0 +1,177 @@
+"""The site as a progressive web app, in Chromium with a phone viewport: one visit over loopback,
+then offline (context.set_offline) — article, highlighted deep link, search, practice, the
+simulacro when the build has one, the offline page, the chat's way out; an update to a second
+build that keeps progress; Chromium's installability check. Served by `citavial serve`'s own
+app (static only: no answer worker), so the real headers and caching apply."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from datetime import timedelta
+from urllib.parse import quote
+
+import pytest
+from support import AS_OF, CORPUS, SITE_SRC
+
+from citavial.worker.app import WorkerState
+from citavial.worker.serve import ServerThread
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+PHONE = {"viewport": {"width": 412, "height": 915}, "device_scale_factor": 2.625,
+         "is_mobile": True, "has_touch": True,
+         "user_agent": "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 "
+                       "(KHTML, like Gecko) Chrome/130.0 Mobile Safari/537.36"}
+PROGRESS_KEY = "citavial.practice.v1"
+
+
+@pytest.fixture(scope="module")
+def served(built_site, tmp_path_factory):
+    """A copy of the built site (the update test swaps in a second build), served."""
+    dist = tmp_path_factory.mktemp("pwa") / "dist"
+    shutil.copytree(built_site, dist)
+    state = WorkerState(dist_dir=dist, deps=None, unavailable="static site only (test)")
+    with ServerThread(state) as srv:
+        yield srv.url, state
+
+
+@pytest.fixture
+def phone(browser):
+    ctx = browser.new_context(**PHONE)
+    ctx.route("http://127.0.0.1:8000/**", lambda route: route.abort())   # no stray worker
+    yield ctx
+    ctx.close()
+
+
+def first_visit(page, url: str) -> None:
+    page.goto(f"{url}/index.html")
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")   # installed = precached
+    page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=10000)
+
+
+def deep_link(dist) -> dict:
+    entries = json.loads((dist / "allowlist.json").read_text("utf-8"))["entries"]
+    return next(e for e in entries if e["ref"] == "RD-1428/2003#art48.1" or
+                (e["page"] == "art48.html" and e["directive"] == "exact"))
+
+
+def answer_one(page) -> str:
+    page.wait_for_selector("#p-options button")
+    question = page.inner_text("#p-question")
+    page.locator("#p-options button").first.click()
+    page.wait_for_selector("#p-feedback:not([hidden])")
+    return question
+
+
+def test_the_study_site_works_offline_after_one_visit(served, phone):
+    url, state = served
+    page = phone.new_page()
+    first_visit(page, url)
+    phone.set_offline(True)
+
+    page.goto(f"{url}/art48.html")
+    assert page.inner_text("h1 .unit-title").startswith("Velocidades máximas")
+    assert page.evaluate("getComputedStyle(document.body).margin") == "0px"   # CSS from cache
+
+    entry = deep_link(state.dist_dir)
+    page.goto("about:blank")
+    page.goto(f"{url}/{entry['url']}")
+    page.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    target = page.evaluate("""() => {const t = document.querySelector(':target').closest('[id]');
+        return {id: t.id, bg: getComputedStyle(t).backgroundColor}; }""")
+    assert target == {"id": entry["anchor"], "bg": "rgb(255, 248, 214)"}   # .passage:target
+
+    page.goto(f"{url}/buscar.html?q={quote('luces largas en un túnel')}")
+    page.wait_for_selector("#buscar-resultados li a")
+    assert "resultados" in page.inner_text("#buscar-estado")
+
+    page.goto(f"{url}/practica.html")
+    answer_one(page)
+    saved = json.loads(page.evaluate(f"localStorage.getItem('{PROGRESS_KEY}')"))
+    assert saved and saved["version"] == 1
+
+    page.goto(f"{url}/no-existe.html")
+    assert page.inner_text("h1") == "Sin conexión"
+    assert page.locator("main a[href='practica.html']").count() == 1
+
+    page.goto(f"{url}/art48.html")
+    page.click("#citavial-chat .cv-toggle")
+    page.fill("#cv-q", "¿Puedo adelantar en una curva?")
+    page.wait_for_selector("#citavial-chat .cv-search", timeout=10000)
+    assert "necesita el servicio local" in page.inner_text("#citavial-chat .cv-status")
+    page.click("#citavial-chat .cv-search")
+    page.wait_for_selector("#buscar-resultados li a")
+    assert page.input_value("#buscar-q") == "¿Puedo adelantar en una curva?"
+
+
+def test_simulacro_offline(served, phone):
+    """The simulacro (another page type, added by its own change) loads offline with all of its
+    scripts: precaching covers any page the build writes."""
+    url, state = served
+    if not (state.dist_dir / "simulacro.html").is_file():
+        pytest.skip("this build has no simulacro page yet")
+    page = phone.new_page()
+    first_visit(page, url)
+    phone.set_offline(True)
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("requestfailed", lambda r: problems.append(r.url))
+    page.goto(f"{url}/simulacro.html")
+    page.wait_for_load_state("load")
+    assert page.inner_text("h1") != "Sin conexión"
+    assert page.evaluate("getComputedStyle(document.body).margin") == "0px"
+    assert problems == []
+
+
+def test_a_new_build_is_offered_and_keeps_progress(served, phone, tmp_path):
+    from citavial.build.pipeline import build_site
+    url, state = served
+    old_dist = state.dist_dir
+    page = phone.new_page()
+    first_visit(page, url)
+    page.goto(f"{url}/practica.html")
+    question = answer_one(page)
+    before = page.evaluate(f"localStorage.getItem('{PROGRESS_KEY}')")
+
+    new_dist = tmp_path / "dist"
+    later = AS_OF + timedelta(days=1)
+    build_site(corpus_dir=CORPUS, out_dir=new_dist, as_of=later, site_src=SITE_SRC)
+    state.dist_dir = new_dist          # the new build is deployed in place of the old one
+    try:
+        page.goto(f"{url}/index.html")
+        page.wait_for_selector(".pwa-update", timeout=20000)
+        text = page.inner_text(".pwa-update")
+        assert re.search(r"Hay una versión nueva del Reglamento \(en vigor a 30 de noviembre "
+                         r"de 2026\)", text), text
+        page.click(".pwa-update button")
+        page.wait_for_load_state("load")
+        page.wait_for_function("() => !document.querySelector('.pwa-update')")
+        version = page.evaluate("""() => new Promise(r => { const ch = new MessageChannel();
+            ch.port1.onmessage = e => r(e.data); navigator.serviceWorker.controller
+            .postMessage({type: 'info'}, [ch.port2]); })""")
+        assert version["as_of"] == later.isoformat()
+        assert page.evaluate("caches.keys()") == [f"citavial-{version['version']}"]
+        assert page.evaluate(f"localStorage.getItem('{PROGRESS_KEY}')") == before
+        page.goto(f"{url}/practica.html")
+        page.wait_for_selector("#p-options button")
+        assert question and "de 1 respuestas" in page.inner_text("#p-count")
+    finally:
+        state.dist_dir = old_dist
+
+
+def test_manifest_passes_chromium_installability(served, browser, tmp_path):
+    url, _ = served
+    # Installability is never granted in an incognito context: use a persistent profile.
+    ctx = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path="/usr/bin/chromium",
+        headless=True, args=["--no-sandbox", "--disable-gpu"], **PHONE)
+    try:
+        page = ctx.new_page()
+        first_visit(page, url)
+        cdp = ctx.new_cdp_session(page)
+        manifest = cdp.send("Page.getAppManifest")
+        assert manifest["errors"] == [] and '"short_name": "Reglamento"' in manifest["data"]
+        assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+    finally:
+        ctx.close()

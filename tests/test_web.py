@@ -1,0 +1,224 @@
+"""The published site (build/web/): strict CSP with no inline code, hashed and precompressed
+assets, sharing metadata, icons, manifest and service worker — on real builds."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import struct
+import zlib
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from citavial.build import patterns as P
+from citavial.build.errors import BuildError
+from citavial.build.web import assets, icons, inline
+from citavial.build.web.headers import cache_control, csp, security_headers
+from citavial.build.web.share import normalize_base_url
+
+SW_BUILD = re.compile(r"var BUILD = (\{.*?\});")
+
+
+def head(dist: Path, page: str):
+    return lxml.html.parse(str(dist / page)).getroot()
+
+
+def sw_build(dist: Path) -> dict:
+    return json.loads(SW_BUILD.search((dist / "sw.js").read_text("utf-8")).group(1))
+
+
+# --- patterns and policy --------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, hashed", [
+    pytest.param("static/app.3f2a9c01d4.css", True, id="css"),
+    pytest.param("search-index.6809d92ca6.js", True, id="root-js"),
+    pytest.param("static/app.css", False, id="plain"),
+    pytest.param("static/app.3f2a9c01d.css", False, id="nine-digits"),
+    pytest.param("static/app.3F2A9C01D4.css", False, id="uppercase"),
+    pytest.param("art48.html", False, id="page"),
+])
+def test_hashed_asset_pattern(name, hashed):
+    assert bool(P.HASHED_ASSET.search(name)) is hashed
+    assert cache_control(name) == ("public, max-age=31536000, immutable" if hashed
+                                   else "no-cache")
+
+
+@pytest.mark.parametrize("html, found", [
+    pytest.param('<link rel="stylesheet" href="static/app.css">', [("href", "static/app.css")],
+                 id="href"),
+    pytest.param('<script src="a.js" defer></script>', [("src", "a.js")], id="src"),
+    pytest.param('<p data-href="x.js">', [], id="data-attribute"),
+    pytest.param("<a href='x.js'>", [], id="single-quotes-not-written-by-jinja"),
+])
+def test_url_attribute_pattern(html, found):
+    assert [(m.group("attr"), m.group("url")) for m in P.URL_ATTRIBUTE.finditer(html)] == found
+
+
+@pytest.mark.parametrize("url, relative", [
+    pytest.param("static/app.css", True, id="relative"),
+    pytest.param("../x.js", True, id="parent"),
+    pytest.param("https://www.boe.es/", False, id="scheme"),
+    pytest.param("//cdn.example/x.js", False, id="protocol-relative"),
+    pytest.param("/rgc/x.js", False, id="root"),
+    pytest.param("#contenido", False, id="fragment"),
+    pytest.param("", False, id="empty"),
+])
+def test_not_relative_url_pattern(url, relative):
+    assert (not P.NOT_RELATIVE_URL.match(url)) is relative
+
+
+@pytest.mark.parametrize("directive", [
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "object-src 'none'",
+    "base-uri 'none'", "frame-ancestors 'self'", "connect-src 'self' http://127.0.0.1:8000",
+])
+def test_header_policy_has(directive):
+    assert directive in csp()
+    assert "unsafe" not in csp()
+
+
+def test_meta_policy_is_the_header_policy_less_frame_ancestors():
+    assert "frame-ancestors" not in csp(meta=True)
+    assert csp(meta=True).split("; ") == [d for d in csp().split("; ")
+                                          if not d.startswith("frame-ancestors")]
+    h = security_headers()
+    assert h["X-Content-Type-Options"] == "nosniff" and h["Referrer-Policy"] == "same-origin"
+
+
+@pytest.mark.parametrize("html, finding", [
+    pytest.param("<script>alert(1)</script>", "inline <script>", id="inline-script"),
+    pytest.param('<script src="a.js">alert(1)</script>', "inline <script>", id="src-and-body"),
+    pytest.param("<style>p{}</style>", "<style> element", id="style-element"),
+    pytest.param('<p style="color:red">x</p>', "style= attribute on <p>", id="style-attr"),
+    pytest.param('<button onclick="go()">x</button>', "onclick= on <button>", id="handler"),
+    pytest.param('<a href="javascript:go()">x</a>', "javascript: URL in href=", id="js-url"),
+    pytest.param('<script src="a.js" defer></script><p class="x">ok</p>', None, id="clean"),
+])
+def test_inline_code_is_found(html, finding):
+    found = inline.violations(f"<!DOCTYPE html><html><head></head><body>{html}</body></html>")
+    assert (found == []) if finding is None else any(finding in f for f in found), found
+
+
+@pytest.mark.parametrize("value, expected", [
+    pytest.param("https://autoescuela.example/rgc", "https://autoescuela.example/rgc/",
+                 id="adds-slash"),
+    pytest.param("http://127.0.0.1:8080/", "http://127.0.0.1:8080/", id="loopback"),
+    pytest.param("", "", id="none"),
+    pytest.param("autoescuela.example/rgc/", None, id="no-scheme"),
+    pytest.param("ftp://example.org/", None, id="ftp"),
+    pytest.param("https://example.org/rgc/?x=1", None, id="query"),
+])
+def test_base_url(value, expected):
+    if expected is None:
+        with pytest.raises(BuildError, match="--base-url: .*not an absolute http"):
+            normalize_base_url(value)
+    else:
+        assert normalize_base_url(value) == expected
+
+
+# --- icons ----------------------------------------------------------------------------------
+
+def test_icons_are_valid_pngs_of_their_size(tmp_path):
+    from support import SITE_SRC
+    written = icons.write_icons(SITE_SRC / "pwa" / "icon.txt", tmp_path)
+    for rel, size in written:
+        data = (tmp_path / rel).read_bytes()
+        if rel.endswith(".ico"):
+            assert struct.unpack("<HHH", data[:6]) == (0, 1, 1)
+            data = data[22:]
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        w, h = struct.unpack(">II", data[16:24])
+        assert (w, h) == (size, size), rel
+        idat = data[data.index(b"IDAT") + 4:data.index(b"IEND") - 8]
+        assert len(zlib.decompress(idat)) == size * (1 + 3 * size)
+
+
+@pytest.mark.parametrize("text, message", [
+    pytest.param("B = #000000\nBB\nBB\nBB\n", "is not square", id="not-square"),
+    pytest.param("B = #000000\nBX\nBB\n", r"\['X'\] are not in the palette", id="unknown"),
+    pytest.param("B = black\nB\n", "write 'X = #rrggbb'", id="bad-palette"),
+])
+def test_icon_source_errors_name_the_rule(tmp_path, text, message):
+    src = tmp_path / "icon.txt"
+    src.write_text(text)
+    with pytest.raises(BuildError, match=message):
+        icons.read_source(src)
+
+
+# --- any page, including ones added later -----------------------------------------------------
+
+def test_a_new_page_gets_hashed_assets_and_a_missing_one_stops_the_build(tmp_path):
+    (tmp_path / "static").mkdir()
+    (tmp_path / "static" / "nuevo.js").write_text("console.log(1);\n")
+    (tmp_path / "nueva.html").write_text('<p><script src="static/nuevo.js?v=1"></script>'
+                                         '<a href="nueva.html#x">x</a></p>\n')
+    renamed = assets.hash_assets(tmp_path)
+    new = renamed["static/nuevo.js"]
+    assert P.HASHED_ASSET.search(new) and (tmp_path / new).is_file()
+    html = (tmp_path / "nueva.html").read_text()
+    assert f'src="{new}?v=1"' in html and 'href="nueva.html#x"' in html
+    (tmp_path / "otra.html").write_text('<script src="static/falta.js"></script>\n')
+    with pytest.raises(BuildError, match=r"otra.html: src=\"static/falta.js\".*did not write"):
+        assets.hash_assets(tmp_path)
+
+
+def test_a_page_with_inline_code_stops_the_build(tmp_path):
+    (tmp_path / "ok.html").write_text("<html><body><p>ok</p></body></html>")
+    (tmp_path / "mala.html").write_text("<html><body>\n<p onclick=\"x()\">x</p></body></html>")
+    with pytest.raises(BuildError, match=r"mala.html: line 2: event-handler attribute "
+                                         r"onclick=(.|\n)*site_src/static"):
+        inline.check_pages(tmp_path)
+
+
+# --- the real build -----------------------------------------------------------------------
+
+def test_every_page_carries_the_policy_and_loads_only_hashed_files(built_site):
+    table = json.loads((built_site / "assets.json").read_text())
+    for page in sorted(built_site.glob("*.html")):
+        root = head(built_site, page.name)
+        metas = root.xpath("//meta[@http-equiv='Content-Security-Policy']/@content")
+        assert metas == [csp(meta=True)], page.name
+        assert inline.violations(page.read_text()) == [], page.name
+        for url in root.xpath("//script/@src | //link[@rel='stylesheet']/@href"):
+            assert P.HASHED_ASSET.search(url) and (built_site / url).is_file(), (page.name, url)
+    assert {"static/app.css", "static/app.js", "search-index.js", "practice-bank.js"} <= set(table)
+    assert not (built_site / "static" / "chat.js").exists()   # only inside the bundle
+    assert "citavial chat widget" in assets.asset(built_site, "static/app.js").read_text()
+
+
+def test_text_files_have_identical_gzip_twins(built_site):
+    for rel in ("art48.html", "anexoI-5.html", "sw.js", assets.asset(built_site, "static/app.js")
+                .relative_to(built_site).as_posix()):
+        plain = (built_site / rel).read_bytes()
+        assert gzip.decompress((built_site / (rel + ".gz")).read_bytes()) == plain, rel
+
+
+def test_relative_without_base_url(built_site):
+    root = head(built_site, "art48.html")
+    assert root.xpath("//link[@rel='canonical']") == [] and root.xpath("//meta[@property='og:url']") == []
+    assert not (built_site / "sitemap.xml").exists()
+    assert "Sitemap:" not in (built_site / "robots.txt").read_text()
+    manifest = json.loads((built_site / "manifest.webmanifest").read_text())
+    assert (manifest["start_url"], manifest["scope"]) == ("./index.html", "./")
+
+
+def test_spanish_404_offline_page_and_favicon(built_site):
+    assert "Página no encontrada" in (built_site / "404.html").read_text()
+    assert "Sin conexión" in (built_site / "offline.html").read_text()
+    assert (built_site / "favicon.ico").read_bytes()[:4] == b"\0\0\1\0"
+
+
+def test_service_worker_precaches_the_study_site(built_site):
+    build = sw_build(built_site)
+    files = set(build["files"])
+    pages = {p.name for p in built_site.glob("*.html")} - {"404.html"}
+    assert pages <= files and "offline.html" in files
+    for logical in ("search-index.js", "practice-bank.js", "static/app.js", "static/app.css"):
+        assert assets.asset(built_site, logical).relative_to(built_site).as_posix() in files
+    assert not [f for f in files if f.startswith("index/") or f.endswith((".json", ".gz"))]
+    assert all((built_site / f).is_file() for f in files)
+    report = json.loads((built_site / "web-report.json").read_text())
+    assert report["precache_files"] == len(files) and report["precache_version"] == build["version"]
+    assert 0 < report["precache_gzip_bytes"] < report["precache_bytes"]
