@@ -21,9 +21,9 @@ def test_doc_terms(text, terms):
 
 
 @pytest.mark.parametrize("pattern,text,ok", [
-    (P.SIGN_CODE, "r-101", True), (P.SIGN_CODE, "m-6.3", True), (P.SIGN_CODE, "s-28a", True),
-    (P.SIGN_CODE, "p\u20111", True), (P.SIGN_CODE, "km-50", True), (P.SIGN_CODE, "abc-1", False),
-    (P.SIGN_CODE, "r-", False), (P.SIGN_CODE, "R-101", False),
+    (P.SEARCH_SIGN_CODE, "r-101", True), (P.SEARCH_SIGN_CODE, "m-6.3", True), (P.SEARCH_SIGN_CODE, "s-28a", True),
+    (P.SEARCH_SIGN_CODE, "p\u20111", True), (P.SEARCH_SIGN_CODE, "km-50", True), (P.SEARCH_SIGN_CODE, "abc-1", False),
+    (P.SEARCH_SIGN_CODE, "r-", False), (P.SEARCH_SIGN_CODE, "R-101", False),
 ], ids=["r101", "m63", "letter-suffix", "nb-hyphen", "two-letters", "three-letters", "no-number",
         "upper-case-is-folded-first"])
 def test_sign_code_pattern(pattern, text, ok):

@@ -59,7 +59,7 @@ def _designators(text: str, tokens: list[str]) -> list[str]:
     """"art48" for "artículo 48", and sign codes ("r-101", "m-6.3") as terms of their own."""
     arts = [f"art{tokens[i + 1]}" for i in range(len(tokens) - 1)
             if tokens[i] in DESIGNATOR_WORDS and tokens[i + 1].isdigit()]
-    return arts + [f"{m.group(1)}-{m.group(2)}" for m in P.SIGN_CODE.finditer(fold(text))]
+    return arts + [f"{m.group(1)}-{m.group(2)}" for m in P.SEARCH_SIGN_CODE.finditer(fold(text))]
 
 
 def doc_terms(text: str) -> list[str]:
