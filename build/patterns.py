@@ -293,7 +293,8 @@ WORDS = re.compile(r"[^\W\d_]{2,}")
 # --- user input ----------------------------------------------------------------------------------
 
 # Control characters (C0, DEL, C1) and unpaired surrogates are refused in a question.
-QUESTION_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# Line breaks and tabs are allowed: students paste exam questions with their options on lines.
+QUESTION_FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 # --- reading a question (worker/question.py, on folded text where noted) -------------------------
 

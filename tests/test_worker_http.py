@@ -157,7 +157,7 @@ BAD_BODIES = [
     ("too-long", json.dumps({"question": "a" * 501}).encode(), "application/json",
      "between 3 and 500"),
     ("control-char", b'{"question": "hola\\u0007que"}', "application/json", "U+0007"),
-    ("newline", b'{"question": "hola\\nque"}', "application/json", "U+000A"),
+    ("nul", b'{"question": "hola\\u0000que"}', "application/json", "U+0000"),
     ("lone-surrogate", b'{"question": "hola \\ud800 que"}', "application/json", "U+D800"),
     ("array", b'["hola"]', "application/json", '"question" field'),
     ("form-encoded", b"question=hola", "application/x-www-form-urlencoded", "application/json"),

@@ -79,7 +79,9 @@ TABLE = [
     ("WORDS", "search", "1. Los", True),
     ("WORDS", "search", "1.", False),
     ("WORDS", "search", "a)", False),
-    ("QUESTION_FORBIDDEN", "search", "hola\n", True),
+    ("QUESTION_FORBIDDEN", "search", "hola\n", False),
+    ("QUESTION_FORBIDDEN", "search", "hola\x0b", True),
+    ("QUESTION_FORBIDDEN", "search", "hola\x00", True),
     ("QUESTION_FORBIDDEN", "search", "hola\x85", True),
     ("QUESTION_FORBIDDEN", "search", "¿Qué velocidad?", False),
 ]

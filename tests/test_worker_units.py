@@ -92,7 +92,7 @@ def test_shorten_cuts_at_a_word():
 
 
 @pytest.mark.parametrize("value,ok", [("¿Qué?", True), ("  hola  ", True), ("ab", False),
-                                      ("a" * 500, True), ("a" * 501, False), ("x\ty z", False),
+                                      ("a" * 500, True), ("a" * 501, False), ("x\ty z", True), ("x\x0by z", False),
                                       (None, False), ("ok \u2028 no", True)])
 def test_check_question(value, ok):
     if ok:

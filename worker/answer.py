@@ -85,10 +85,20 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
                       None if span is None else span.score, cal.gate, cal.thresholds)
     choice = None
     if decision.outcome == ANSWER and span is not None and q.options:
-        evidence = " ".join(filter(None, [span.lead_in.text if span.lead_in else "",
-                                          entries[span.rank].text]))
-        choice = choose(q, evidence)
+        choice = choose(q, _evidence(span))
     return Reading(q, result, entries, span, decision, choice, {"retrieved": len(retrieved)})
+
+
+def _evidence(span: Span) -> str:
+    """The words an option is read against: the answer's own (its cells, for a table), its
+    lead-in and its exception — not the whole passage, whose other figures would blur it."""
+    parts = [span.lead_in.text if span.lead_in else ""]
+    if span.cells:
+        parts += [f"{c.row} {c.column} {c.value} {c.unit}" for c in span.cells]
+    else:
+        parts.append(span.main.text)
+    parts.append(span.exception.text if span.exception else "")
+    return " ".join(p for p in parts if p)
 
 
 def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: False,

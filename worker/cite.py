@@ -123,8 +123,9 @@ def cited_entries(span: Span, entries: Sequence[AllowlistEntry],
                   reader: Reader) -> list[AllowlistEntry]:
     """The answer's passage first, then its lead-in's, then other retrieved ones (≤ 3)."""
     out = [entries[span.rank]]
-    if span.lead_in is not None:
-        out.append(reader.allowlist.get(span.lead_in.ref) or out[0])
+    for extra in (span.lead_in, span.exception):
+        if extra is not None:
+            out.append(reader.allowlist.get(extra.ref) or out[0])
     for e in entries:
         if len(out) >= MAX_CITATIONS:
             break
@@ -151,7 +152,8 @@ def answer_event(q: Question, span: Span, choice: Choice | None,
     if span.lead_in is not None:
         out["lead_in"] = {"text": span.lead_in.text, "cite": number.get(span.lead_in.ref, 1)}
     if span.exception is not None:
-        out["exception"] = {"text": span.exception.text, "cite": 1}
+        out["exception"] = {"text": span.exception.text,
+                            "cite": number.get(span.exception.ref, 1)}
     if span.cells:
         out["text"] = " · ".join(c.value for c in span.cells)
         out["emphasis"] = []

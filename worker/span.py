@@ -30,7 +30,7 @@ RETRIEVAL_WEIGHT = 1.0   # how much the retrieval's own score counts beside the 
 CLAUSE_SHARE = 0.3       # the clause's own coverage vs its passage's with its hooks (chosen on dev)
 KIND_BONUS = 0.25        # the clause holds the kind of fact the question asks for
 LONG_WORDS = 45          # clauses longer than this lose a little (shortest span that settles it)
-MIN_HEADER = 0.34        # a table header must share this share of its words with the question
+MIN_HEADER = 0.5         # a table header must share at least one word with the question
 
 
 @dataclass(frozen=True)
@@ -149,11 +149,15 @@ def best_clause(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str
 
 
 def _header_score(q: Question, header: str) -> float:
-    words = set(stems(header))
-    if not words:
-        return 0.0
+    """How many of the header's words the question names (by stem prefix: "moto" meets
+    "motocicletas"), its first word counting more, a shorter header winning a tie."""
+    seq = stems(header)
     prefixes = {t[:5] for t in q.terms}
-    return sum(1 for w in words if w in q.terms or w[:5] in prefixes) / math.sqrt(len(words))
+    named = [w in q.terms or w[:5] in prefixes for w in seq]
+    hits = sum(named)
+    # the header's head word ("Turismos, …") names it more than a word deep inside it
+    # ("Autobuses, vehículos derivados de turismo")
+    return hits + 0.5 * named[0] - 0.01 * len(seq) if hits else 0.0
 
 
 def table_cells(q: Question, rows: Sequence[Sequence[tuple[str, bool]]],
@@ -204,7 +208,7 @@ def select(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str, flo
     entry = entries[rank]
     lead = lead_in(entry.ref) if piece.start == 0 else None
     return Span(piece, score, rank, lead_in=_whole(lead),
-                exception=_exception(q, entries, entry, piece, lead),
+                exception=_exception(q, entries, entry, piece, lead, lead_in, idf),
                 emphasis=emphasis(piece.text))
 
 
@@ -213,7 +217,9 @@ def _whole(e: AllowlistEntry | None) -> Piece | None:
 
 
 def _exception(q: Question, entries: Sequence[AllowlistEntry], entry: AllowlistEntry,
-               piece: Piece, lead: AllowlistEntry | None) -> Piece | None:
+               piece: Piece, lead: AllowlistEntry | None,
+               lead_in: Callable[[str], AllowlistEntry | None],
+               idf: Mapping[str, float]) -> Piece | None:
     """A clause that states an exception to the answer — in the same passage, or in a
     candidate passage of the same unit — when the question asks about one (or is a yes/no
     question, whose honest answer is often "no, salvo…")."""
@@ -228,8 +234,21 @@ def _exception(q: Question, entries: Sequence[AllowlistEntry], entry: AllowlistE
             text = e.text[a:b]
             if (e.ref, a, b) != (piece.ref, piece.start, piece.end) \
                     and P.EXCEPTION_WORDS.search(fold(text)):
+                if text.rstrip().endswith(":"):   # "Se exceptúa…:" — the item that fits
+                    return _best_item(q, entries, e, lead_in, idf) or Piece(e.ref, text, a, b)
                 return Piece(e.ref, text, a, b)
     return None
+
+
+def _best_item(q: Question, entries: Sequence[AllowlistEntry], head: AllowlistEntry,
+               lead_in: Callable[[str], AllowlistEntry | None],
+               idf: Mapping[str, float]) -> Piece | None:
+    """The item of the list that ``head`` introduces which covers the question best."""
+    items = [e for e in entries if (lead := lead_in(e.ref)) is not None and lead.ref == head.ref]
+    if not items:
+        return None
+    best = max(items, key=lambda e: (coverage(q, e.text, idf), e.ref))
+    return Piece(best.ref, best.text, 0, len(best.text))
 
 
 def idf_table(texts: Sequence[str]) -> dict[str, float]:

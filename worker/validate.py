@@ -21,7 +21,7 @@ def check_question(value: object, field: str = "question") -> str:
     bad = QUESTION_FORBIDDEN.search(value)
     if bad:
         raise InvalidInput(f"'{field}' contains the control character U+{ord(bad.group()):04X} "
-                           f"at position {bad.start()}; send plain text on one line")
+                           f"at position {bad.start()}; send plain text (line breaks are fine)")
     text = value.strip()
     if not MIN_CHARS <= len(text) <= MAX_CHARS:
         raise InvalidInput(f"'{field}' has {len(text)} characters; it must have between "

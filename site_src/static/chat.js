@@ -1,35 +1,52 @@
-/* citavial chat widget: asks the local worker (POST /api/ask, SSE) and shows the answer as it
- * streams. Vanilla JS, no dependencies. Everything shown comes from the worker's events and is
- * inserted as text (never as HTML); links are built only from the allowlisted citation URLs,
- * resolved against the site root. Without a worker the site works as before and the widget
- * says "offline". Mount: <div id="citavial-chat" data-api="…optional base URL…"></div>. */
+/* citavial chat widget: asks the local worker (POST /api/ask, SSE) and shows the answer — the
+ * regulation's own words that settle the question, its key fact in bold, a chip linking to
+ * exactly those words — then "Fuentes" (collapsed). Vanilla JS, no dependencies. Everything
+ * shown comes from the worker's events and is inserted as text (never as HTML); links are built
+ * only from allowlisted citation URLs (or, for "not regulated here", the named norm's BOE page)
+ * and open in a new tab. The conversation is kept in sessionStorage, so it survives following
+ * a link. Without a worker the site works as before and the widget offers the static search.
+ * Mount: <div id="citavial-chat" data-api="…optional base URL…"></div>. */
 (function () {
   "use strict";
   var mount = document.getElementById("citavial-chat");
   var script = document.currentScript;
   if (!mount || !window.fetch) return;
   var ROOT = new URL("..", script ? script.src : location.href); // chat.js lives in static/
-  var bases = mount.dataset.api ? [mount.dataset.api] :
+  var KEY = "citavial.chat", API_KEY = "citavial.api";
+  var saved = store(localStorage, API_KEY);
+  var bases = mount.dataset.api ? [mount.dataset.api] : saved ? [saved] :
     /^https?:$/.test(location.protocol) ? ["", "http://127.0.0.1:8000"] : ["http://127.0.0.1:8000"];
   var api = null, busy = null, n = 0;
-  var REASONS = {
-    uncited: "la frase no cita ningún pasaje",
-    low_support: "el pasaje citado no respalda la frase",
-    number_not_in_passage: "la frase da una cifra que no está en el pasaje citado",
-    no_content: "la frase no dice nada comprobable"
+  var MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+    "septiembre", "octubre", "noviembre", "diciembre"];
+  var HTTP = {
+    429: "Demasiadas preguntas seguidas; espera un segundo y vuelve a preguntar.",
+    503: "El asistente está ocupado con otras preguntas; inténtalo en unos segundos.",
+    400: "La pregunta no es válida: "
   };
 
+  function store(where, key, value) {
+    try {
+      if (value === undefined) return where.getItem(key);
+      where.setItem(key, value);
+    } catch (e) { return null; } // storage off (private mode, file:// rules): keep going
+  }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
     if (text != null) e.textContent = text;
     return e;
   }
-  function link(c, text) {
+  function fecha(iso) { // "2026-12-01" → "1 de diciembre de 2026"
+    var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso || "");
+    return m ? +m[3] + " de " + MONTHS[+m[2] - 1] + " de " + m[1] : iso;
+  }
+  function out(a) { a.target = "_blank"; a.rel = "noopener"; return a; }
+  function link(c, text, url) {
     var a = el("a", "cv-chip", text || c.label);
-    a.href = new URL(c.url, ROOT).href; // allowlisted deep link (page#anchor:~:text=…)
-    a.setAttribute("aria-label", "Abrir el pasaje citado: " + c.label);
-    return a;
+    a.href = new URL(url || c.url, ROOT).href; // allowlisted deep link (page#anchor:~:text=…)
+    a.setAttribute("aria-label", "Abrir el pasaje citado (pestaña nueva): " + c.label);
+    return out(a);
   }
 
   // ---- the panel ----
@@ -47,8 +64,8 @@
   close.type = "button";
   close.setAttribute("aria-label", "Cerrar el asistente");
   head.appendChild(close);
-  var note = el("p", "cv-note", "Las respuestas las redacta un modelo de lenguaje pequeño y local: " +
-    "léelas junto al pasaje citado. Cada cita enlaza al texto en vigor.");
+  var note = el("p", "cv-note", "Responde con las palabras del Reglamento en vigor. Puedes " +
+    "pegar una pregunta de examen con sus opciones.");
   var log = el("div", "cv-log");
   log.setAttribute("role", "log");
   log.setAttribute("aria-live", "polite");
@@ -65,8 +82,7 @@
   var send = el("button", "cv-send", "Preguntar");
   send.type = "submit";
   form.append(label, input, send);
-  // without a worker: the static search, with the question already typed (shown only then)
-  var search = null;
+  var search = null, where = null; // shown only while no worker answers
   function searchHref() {
     if (!search) return;
     var q = input.value.trim();
@@ -81,6 +97,7 @@
     panel.classList.toggle("cv-offline", !!offline);
   }
   function open(show) {
+    store(sessionStorage, KEY + ".open", show ? "1" : "0");
     panel.hidden = !show;
     toggle.setAttribute("aria-expanded", String(show));
     if (show) { input.focus(); if (api === null) connect(); } else toggle.focus();
@@ -96,11 +113,27 @@
   function offline() {
     api = null;
     send.disabled = true;
-    setStatus("Asistente sin conexión: necesita el servicio local de respuestas " +
-      "(«citavial serve»), que no responde. El resto del sitio funciona sin él.", true);
+    setStatus("Asistente sin conexión: necesita el servicio local («citavial serve»). " +
+      "El resto del sitio funciona sin él.", true);
     if (!search) {
-      search = el("a", "cv-search", "Buscar tu pregunta en el Reglamento (funciona sin conexión)");
+      search = el("a", "cv-search", "Buscar tu pregunta (funciona sin conexión)");
+      where = el("form", "cv-where");
+      var l = el("label", "cv-label", "¿Tu asistente está en otra dirección?");
+      var i = el("input", "cv-input");
+      i.id = l.htmlFor = "cv-api";
+      i.value = bases[bases.length - 1] || "http://127.0.0.1:8000";
+      var b = el("button", "cv-connect", "Conectar");
+      where.append(l, i, b);
+      where.addEventListener("submit", function (e) {
+        e.preventDefault();
+        var v = i.value.trim().replace(/\/+$/, "");
+        if (!/^https?:\/\/[^\s/]+$/.test(v)) return setStatus("Ejemplo: http://127.0.0.1:8001", true);
+        store(localStorage, API_KEY, v);
+        bases = [v];
+        connect();
+      });
       panel.insertBefore(search, form);
+      panel.insertBefore(where, form);
     }
     searchHref();
   }
@@ -116,15 +149,14 @@
         if (!h || h.ok !== true) {
           if (h && h.mode === "unavailable" && i + 1 >= bases.length) {
             api = null; send.disabled = true;
-            return setStatus("El asistente no puede responder: " + h.reason, true);
+            return setStatus("El asistente no puede responder: falta el índice (citavial build).", true);
           }
           return connect(i + 1);
         }
         api = bases[i];
         send.disabled = false;
-        if (search) { search.remove(); search = null; }
-        setStatus(h.mode === "generative" ? "Listo." :
-          "Listo (solo respuestas extractivas: " + h.reason + ").");
+        if (search) { search.remove(); where.remove(); search = where = null; }
+        setStatus("Listo.");
       }).catch(function () { clearTimeout(t); connect(i + 1); });
   }
 
@@ -134,19 +166,21 @@
     var q = input.value.trim();
     if (q.length < 3) return setStatus("Escribe una pregunta de al menos 3 caracteres.");
     if (api === null) return offline();
-    if (busy) busy.abort(); // a new question stops the previous answer (and its generation)
+    if (busy) busy.abort(); // a new question stops the previous answer
     ask(q);
     input.value = "";
   });
 
+  function item(q) {
+    var it = el("article", "cv-item");
+    it.appendChild(el("p", "cv-q", q));
+    log.appendChild(it);
+    return { item: it, sent: {}, lead: null, answer: null, events: [], q: q, id: ++n };
+  }
+
   function ask(q) {
-    var item = el("article", "cv-item");
-    item.setAttribute("aria-busy", "true");
-    item.appendChild(el("p", "cv-q", q));
-    var ans = el("p", "cv-a");
-    item.appendChild(ans);
-    log.appendChild(item);
-    var st = { item: item, ans: ans, sources: {}, sent: {}, id: ++n };
+    var st = item(q);
+    st.item.setAttribute("aria-busy", "true");
     setStatus("Buscando en el Reglamento…");
     busy = new AbortController();
     var ctl = busy;
@@ -154,11 +188,16 @@
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ question: q }), signal: ctl.signal
     }).then(function (r) {
-      if (!r.ok) return r.json().then(function (j) { fail(st, j.error || ("HTTP " + r.status)); });
+      if (!r.ok) {
+        return r.json().catch(function () { return {}; }).then(function (j) {
+          fail(st, r.status === 400 ? HTTP[400] + (j.error || "") :
+            HTTP[r.status] || "el asistente respondió con un error (" + r.status + ").");
+        });
+      }
       return read(r.body.getReader(), st);
     }).catch(function (err) {
       if (err.name === "AbortError") return end(st, "Respuesta interrumpida.");
-      fail(st, "no se pudo contactar con el asistente");
+      fail(st, "no se pudo contactar con el asistente.");
       offline();
     });
   }
@@ -177,7 +216,7 @@
             if (line.indexOf("event: ") === 0) name = line.slice(7);
             else if (line.indexOf("data: ") === 0) data += line.slice(6);
           });
-          if (data) handle(st, name, JSON.parse(data));
+          if (data) { var d = JSON.parse(data); st.events.push([name, d]); handle(st, name, d); }
         }
         return pump();
       });
@@ -185,78 +224,116 @@
     return pump();
   }
 
-  function sentence(st, s) {
-    var span = st.sent[s];
-    if (!span) {
-      span = st.sent[s] = el("span", "cv-s");
-      span.dataset.s = s;
-      st.ans.appendChild(span);
-    }
-    return span;
-  }
-
   function handle(st, name, d) {
     log.scrollTop = log.scrollHeight; // keep the newest text in view
-    if (name === "sources") {
-      d.sources.forEach(function (s) { st.sources[s.n] = s; });
-      setStatus(d.sources.length ? "Redactando la respuesta…" : "");
-    } else if (name === "token") {
-      var span = sentence(st, d.s);
-      if (d.text != null) span.appendChild(document.createTextNode(d.text));
-      else if (st.sources[d.cite]) {
-        span.appendChild(document.createTextNode(" "));
-        span.appendChild(link(st.sources[d.cite]));
-        span.appendChild(document.createTextNode(" "));
-      }
-    } else if (name === "retract") {
-      retract(st, d);
-    } else if (name === "abstain") {
-      st.ans.appendChild(el("span", "cv-abstain", d.message));
-      st.item.appendChild(el("p", "cv-reason", "Motivo: " + d.reason));
-    } else if (name === "citations") {
-      cites(st, d);
-    } else if (name === "error") {
-      fail(st, d.error);
-    } else if (name === "done") {
-      st.done = d;
+    if (name === "sources") setStatus(d.sources.length ? "Eligiendo las palabras que responden…" : "");
+    else if (name === "answer") answer(st, d);
+    else if (name === "token") token(st, d);
+    else if (name === "retract") retract(st, d);
+    else if (name === "abstain") abstain(st, d);
+    else if (name === "citations") cites(st, d);
+    else if (name === "error") fail(st, "el asistente falló al responder.");
+    else if (name === "done") st.done = d;
+  }
+
+  function marked(text, spans) { // the answer's words, with its key facts in bold
+    var p = el("p", "cv-a"), at = 0;
+    (spans || []).forEach(function (s) {
+      if (s[0] < at) return;
+      p.appendChild(document.createTextNode(text.slice(at, s[0])));
+      p.appendChild(el("strong", null, text.slice(s[0], s[1])));
+      at = s[1];
+    });
+    p.appendChild(document.createTextNode(text.slice(at)));
+    return p;
+  }
+
+  function answer(st, d) {
+    var box = el("div", "cv-answer");
+    box.appendChild(el("p", "cv-label-a", d.label));
+    if (d.option) {
+      box.appendChild(el("p", "cv-option", d.option.letter ? "Respuesta: " + d.option.letter +
+        ") " + d.option.text : d.option.text));
     }
+    if (d.lead_in) box.appendChild(el("p", "cv-lead-in", d.lead_in.text));
+    if (d.table) {
+      var t = el("table", "cv-table");
+      t.appendChild(el("caption", null, "Celdas de la tabla que responden"));
+      d.table.cells.forEach(function (c) {
+        var tr = el("tr"), th = el("th", null, c.row + " · " + c.column);
+        th.scope = "row";
+        tr.append(th, el("td", null, c.value + (c.unit ? " " + c.unit : "")));
+        tr.lastChild.className = "cv-fact";
+        t.appendChild(tr);
+      });
+      box.appendChild(t);
+    } else box.appendChild(marked(d.text, d.emphasis));
+    if (d.exception) box.appendChild(el("p", "cv-exception", "Excepción: " + d.exception.text));
+    st.answer = box;
+    st.item.appendChild(box);
+  }
+
+  function token(st, d) {
+    if (!st.lead) {
+      st.lead = el("p", "cv-lead");
+      st.lead.appendChild(el("span", "cv-label-a", "Resumen del modelo (compruébalo): "));
+      st.item.insertBefore(st.lead, st.answer);
+    }
+    var span = st.sent[d.s];
+    if (!span) { span = st.sent[d.s] = el("span", "cv-s"); st.lead.appendChild(span); }
+    if (d.text != null) span.appendChild(document.createTextNode(d.text));
   }
 
   function retract(st, d) {
-    var span = sentence(st, d.s), del = el("del");
+    var span = st.sent[d.s] || el("span"), del = el("del");
     while (span.firstChild) del.appendChild(span.firstChild);
-    del.querySelectorAll("a").forEach(function (a) { // a retracted sentence cites nothing
-      a.replaceWith(el("span", "cv-chip cv-dead", a.textContent));
-    });
     span.appendChild(del);
     span.classList.add("cv-retracted");
-    span.appendChild(el("span", "cv-why", " [Frase retirada: " + (REASONS[d.reason] || d.reason) + ".]"));
+    span.appendChild(el("span", "cv-why", d.reason === "number_not_in_passage" ?
+      " [Retirada: da una cifra que no está en el pasaje.]" : " [Retirada: el pasaje no la respalda.]"));
+  }
+
+  function abstain(st, d) {
+    st.item.appendChild(el("p", "cv-abstain", d.message));
+    if (d.norm) {
+      var a = out(el("a", "cv-norm", "Consultar " + d.norm.name + " en el BOE"));
+      a.href = d.norm.url;
+      st.item.appendChild(a);
+    }
+    if (d.passages && d.passages.length) sources(st, d.passages, true, "Pasajes que más se acercan");
   }
 
   function cites(st, d) {
-    var box = el("div", "cv-cites");
-    if (d.extractive) box.appendChild(el("p", "cv-extractive", d.label));
-    else box.appendChild(el("p", "cv-sources-title", "Pasajes citados:"));
-    d.citations.forEach(function (c) {
+    var first = d.citations[0];
+    if (first && st.answer) { // the chip goes right after the words it supports
+      var chip = link(first, "Ver estas palabras en " + first.label, first.span_url);
+      st.answer.appendChild(chip);
+    }
+    sources(st, d.citations, false, "Fuentes");
+  }
+
+  function sources(st, list, openIt, title) {
+    var box = el("details", "cv-cites");
+    box.open = !!openIt;
+    box.appendChild(el("summary", null, title + " (" + list.length + ")"));
+    list.forEach(function (c) {
       var fig = el("figure", "cv-cite");
-      var q = el("blockquote", "cv-quote", c.quote);
-      fig.appendChild(q);
+      fig.appendChild(el("blockquote", "cv-quote", c.quote));
       var cap = el("figcaption");
       cap.appendChild(link(c, c.label));
-      var boe = el("a", "cv-boe", "BOE");
+      var boe = out(el("a", "cv-boe", "BOE"));
       boe.href = c.source_url;
-      boe.rel = "external";
-      cap.append(" · texto en vigor a " + c.as_of + " · ", boe);
+      cap.append(" · en vigor a " + fecha(c.as_of) + " · ", boe);
       fig.appendChild(cap);
       box.appendChild(fig);
     });
-    if (d.citations[0]) box.appendChild(el("p", "cv-license", d.citations[0].source_license));
+    if (list[0]) box.appendChild(el("p", "cv-license", list[0].source_license));
     st.item.appendChild(box);
   }
 
   function fail(st, msg) {
-    st.item.appendChild(el("p", "cv-error", "Error: " + msg));
-    end(st, "Error.");
+    st.item.appendChild(el("p", "cv-error", msg));
+    end(st, "Sin respuesta.");
   }
 
   function end(st, msg) {
@@ -264,6 +341,24 @@
     if (st.id === n) busy = null;
     var d = st.done;
     setStatus(msg || (!d ? "La respuesta se cortó." : d.mode === "abstained" ? "Sin respuesta." :
-      d.mode === "extractive" ? "Respuesta extractiva." : "Respuesta completa."));
+      d.mode === "generated" ? "Respuesta con resumen." : "Respuesta extractiva."));
+    if (d) save(st);
   }
+
+  // ---- the conversation survives navigation (this tab only) ----
+  function save(st) {
+    var all = [];
+    try { all = JSON.parse(store(sessionStorage, KEY) || "[]"); } catch (e) { all = []; }
+    all.push({ q: st.q, events: st.events });
+    store(sessionStorage, KEY, JSON.stringify(all.slice(-10)));
+  }
+  (function restore() {
+    var all = [];
+    try { all = JSON.parse(store(sessionStorage, KEY) || "[]"); } catch (e) { return; }
+    all.forEach(function (rec) {
+      var st = item(rec.q);
+      rec.events.forEach(function (ev) { st.events.push(ev); handle(st, ev[0], ev[1]); });
+    });
+    if (all.length && store(sessionStorage, KEY + ".open") === "1") open(true);
+  })();
 })();

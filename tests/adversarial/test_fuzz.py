@@ -92,7 +92,7 @@ function end(st) { process.stdout.write(JSON.stringify(got)); }
 const chunks = input.map(c => Uint8Array.from(Buffer.from(c, 'base64')));
 let i = 0;
 read({read: () => Promise.resolve(i < chunks.length ? {done: false, value: chunks[i++]}
-                                                     : {done: true})}, {});
+                                                     : {done: true})}, {events: []});
 """
 # what can reach sse(): valid Unicode (JSON from the allowlist, the model's decoded text)
 WIRE_TEXT = st.lists(st.one_of(st.text(max_size=20, alphabet=st.characters(

@@ -1,9 +1,11 @@
-"""The chat widget in Debian's Chromium, on a built page served by the real worker.
+"""The chat widget in Debian's Chromium, on a built page served by the real worker with its
+model in the answer path (`--model-lead`).
 
 The worker (real Gemma 3 270M, real index and allowlist) serves the built site and the API on
-127.0.0.1; the page's widget asks a question, streams the answer, and its citation chip opens
-the cited passage, which the page highlights (:target). Also: keyboard use, the offline state,
-and that the page works with the worker down.
+127.0.0.1; the page's widget asks a question, streams the answer and the model's lead, and a
+source's chip opens the cited passage in a new tab, highlighted (:target). Also: keyboard use,
+the offline state, and that the page works with the worker down. (The default, model-free answer
+path in the widget: tests/browser/test_answers_widget.py.)
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def worker(site):
     if missing:
         pytest.fail(f"built pages lack the chat widget ({missing}): add the tags of "
                     "worker/README.md 'Chat widget' to site_src/templates/base.html")
-    state = load_state(site, ask_per_minute=0)
+    state = load_state(site, ask_per_minute=0, model_lead=True)
     assert state.deps is not None and state.deps.model is not None, state.unavailable
     with ServerThread(state) as srv:
         yield srv, state
@@ -73,6 +75,7 @@ def test_widget_answers_and_its_chip_opens_the_passage_highlighted(worker, tab):
     tab.goto(srv.url + "/index.html")
     ask(tab, QUESTION)
     assert tab.inner_text(".cv-q") == QUESTION
+    tab.click("details.cv-cites summary")          # "Fuentes" starts collapsed
     quotes = tab.locator(".cv-cite blockquote").all_inner_texts()
     assert quotes, tab.inner_text(".cv-item")
     chip = tab.locator(".cv-cite figcaption a.cv-chip").first
@@ -80,8 +83,10 @@ def test_widget_answers_and_its_chip_opens_the_passage_highlighted(worker, tab):
     ref = next(e for e in state.deps.allowlist.entries.values()
                if href.endswith(e.url))
     assert quotes[0] == ref.text                     # the quote is the allowlist's, verbatim
-    assert re.search(r"Respuesta (completa|extractiva)", tab.inner_text(".cv-status"))
-    chip.click()
+    assert re.search(r"Respuesta (con resumen|extractiva)", tab.inner_text(".cv-status"))
+    with tab.context.expect_page() as opened:      # a new tab: the conversation stays put
+        chip.click()
+    tab = opened.value
     tab.wait_for_url(re.compile(re.escape(ref.page)))
     tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
     target = tab.evaluate("""() => {
@@ -104,7 +109,7 @@ def test_streamed_answer_shows_sentences_and_retractions_in_place(worker, tab):
     item = tab.locator(".cv-item").first
     text = item.inner_text()
     retracted = item.locator(".cv-retracted").count()
-    extractive = item.locator(".cv-extractive").count()
+    extractive = item.locator(".cv-answer").count()
     sentences = item.locator(".cv-s").count()
     assert sentences or extractive or item.locator(".cv-abstain").count()
     if retracted:

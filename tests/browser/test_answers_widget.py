@@ -1,0 +1,143 @@
+"""Answers that answer, in Chromium through the chat widget (the worker as `citavial serve`
+starts it: real index, allowlist and calibration; the default answer path needs no model).
+
+One test per example a student asked: the answer's words, the fact in bold, and the chip's span
+link landing on exactly those words (Chromium's :target, completed by a sentinel directive that
+only matches when the span's own directive matched nothing; the Python matcher must select the
+span itself). Also: links open a new tab, the conversation survives navigation, honest
+outcomes without reason codes, Spanish dates, Spanish 429 message.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+import pytest
+from link_check import SENTINEL
+
+from citavial.build.fragments import match_directive, parse_fragment, read_page
+from citavial.build.fragments.match import source_text
+from citavial.worker.serve import ServerThread, load_state
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def worker(built_site):
+    state = load_state(built_site, ask_per_minute=0)
+    assert state.deps is not None, state.unavailable
+    with ServerThread(state) as srv:
+        yield srv, state
+
+
+@pytest.fixture()
+def tab(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.route("http://127.0.0.1:8000/**", lambda route: route.abort())
+    yield page
+    context.close()
+
+
+def ask(tab, question: str):
+    if tab.get_attribute(".cv-toggle", "aria-expanded") != "true":
+        tab.click(".cv-toggle")
+    tab.wait_for_function("() => document.querySelector('.cv-status').textContent"
+                          ".startsWith('Listo') || document.querySelectorAll('.cv-item').length",
+                          timeout=10000)
+    before = tab.locator(".cv-item").count()
+    tab.fill("#cv-q", question)
+    tab.keyboard.press("Enter")
+    tab.wait_for_function(f"() => document.querySelectorAll(\".cv-item[aria-busy='false']\")"
+                          f".length > {before}", timeout=60000)
+    return tab.locator(".cv-item").nth(before)
+
+
+def span_lands(tab, base: str, site, url: str) -> None:
+    """The span link: Python's matcher selects exactly the span's words inside the cited
+    element, and Chromium targets that element (not the sentinel's)."""
+    page, _, fragment = url.partition("#")
+    anchor, directives = parse_fragment(fragment)
+    text_model = read_page((site / page).read_bytes())
+    if directives:
+        hit = match_directive(text_model, directives[0])
+        assert hit is not None
+        words = source_text(text_model, hit.pos, hit.end_pos)
+        assert words.strip(), url
+    tab.goto("about:blank")
+    sep = "&" if ":~:" in url else ":~:"
+    tab.goto(f"{base}/{url}{sep}{SENTINEL}")
+    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    got = tab.evaluate("() => document.querySelector(':target').closest('[id]').id")
+    assert got == unquote(anchor), (url, got)
+
+
+EXAMPLES = [
+    pytest.param("¿Cuál es la velocidad máxima de un turismo en autopista?", "120 km/h",
+                 "art48-1-a", id="speed-turismo-autopista"),
+    pytest.param("¿A qué velocidad se puede circular por autopista?", "120 km/h", "art48-1-a",
+                 id="widget-example-autopista"),
+    pytest.param("¿Puedo ir a 100?", "100 km/h", "art48", id="puedo-ir-a-100"),
+    pytest.param("¿Se puede usar el móvil con manos libres mientras conduzco?", None, "art18-2",
+                 id="hands-free-exception"),
+    pytest.param("¿Cuándo hay que usar las luces de cruce?", None, "art10", id="luces-de-cruce"),
+]
+
+
+@pytest.mark.parametrize("question,fact,anchor", EXAMPLES)
+def test_examples_get_cited_answers_in_the_widget(worker, built_site, tab, question, fact,
+                                                  anchor):
+    srv, state = worker
+    tab.goto(srv.url + "/index.html")
+    it = ask(tab, question)
+    assert it.locator(".cv-abstain").count() == 0, it.inner_text()
+    answer = it.locator(".cv-answer")
+    assert answer.count() == 1 and "Respuesta extractiva" in answer.inner_text()
+    bold = it.locator(".cv-answer strong, .cv-answer .cv-fact").all_inner_texts()
+    if fact:
+        assert any(fact in b for b in bold), (bold, it.inner_text())
+    text = answer.inner_text()
+    assert not re.match(r"^\s*[a-z]\)\s", text.split("\n")[1])   # never a bare list item
+    assert "| " not in text and "Motivo" not in it.inner_text()  # no flattened cells, no codes
+    chip = answer.locator("a.cv-chip")
+    assert chip.get_attribute("target") == "_blank"
+    href = chip.get_attribute("href")
+    assert href.startswith(srv.url + "/") and anchor in href.split("#", 1)[1]
+    span_lands(tab, srv.url, built_site, href[len(srv.url) + 1:])
+    if "manos" in question:
+        assert "sin emplear las manos" in text
+    sources = it.locator("details.cv-cites")   # (restored from sessionStorage after the visit)
+    assert sources.count() == 1 and sources.get_attribute("open") is None   # collapsed
+    assert re.search(r"en vigor a \d{1,2} de [a-z]+ de 20\d\d", sources.text_content())
+
+
+def test_pasted_exam_question_names_the_option(worker, tab):
+    srv, _ = worker
+    tab.goto(srv.url + "/index.html")
+    it = ask(tab, "Un turismo en autopista no debe superar...\na) 100 km/h\nb) 120 km/h\n"
+                  "c) 130 km/h")
+    assert "Respuesta: b)" in it.locator(".cv-option").inner_text()
+
+
+def test_other_norm_is_named_and_linked_and_the_conversation_survives(worker, tab):
+    srv, _ = worker
+    tab.goto(srv.url + "/index.html")
+    it = ask(tab, "¿Cuántos puntos pierde un conductor por no llevar el cinturón?")
+    assert "no lo regula el Reglamento General de Circulación" in it.inner_text()
+    norm = it.locator("a.cv-norm")
+    assert norm.get_attribute("href").startswith("https://www.boe.es/buscar/act.php?id=")
+    assert norm.get_attribute("target") == "_blank"
+    assert it.locator("blockquote").count() == 0          # never a quote from another norm
+    tab.goto(srv.url + "/art18.html")                      # navigate in the same tab
+    tab.wait_for_selector(".cv-item", state="attached")
+    assert "no lo regula" in tab.locator(".cv-item").first.inner_text()
+
+
+def test_rate_limit_message_is_spanish(built_site, tab):
+    state = load_state(built_site, ask_per_minute=1)
+    with ServerThread(state) as srv:
+        tab.goto(srv.url + "/index.html")
+        ask(tab, "¿Se puede adelantar en un paso de peatones?")
+        it = ask(tab, "¿Se puede adelantar en una curva?")
+        assert "Demasiadas preguntas seguidas" in it.inner_text()
