@@ -72,7 +72,7 @@ def test_not_relative_url_pattern(url, relative):
 
 @pytest.mark.parametrize("directive", [
     "default-src 'self'", "script-src 'self'", "style-src 'self'", "object-src 'none'",
-    "base-uri 'none'", "frame-ancestors 'self'", "connect-src 'self' http://127.0.0.1:8000",
+    "base-uri 'none'", "frame-ancestors 'self'", "connect-src 'self' http://127.0.0.1:* http://localhost:*",
 ])
 def test_header_policy_has(directive):
     assert directive in csp()

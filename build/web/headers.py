@@ -2,14 +2,16 @@
 (the CSP as a <meta http-equiv>, for static hosting) and by `citavial serve` (as headers).
 
 The page policy allows nothing inline and no other host except the local answer worker, which
-the chat widget looks for on the page's own origin and then on http://127.0.0.1:8000.
+the chat widget looks for on the page's own origin, then on http://127.0.0.1:8000 (or the
+loopback address a student gives it).
 """
 
 from __future__ import annotations
 
 from citavial.build import patterns
 
-WORKER_ORIGINS = ("http://127.0.0.1:8000", "http://localhost:8000")
+# Any port on loopback: a student can point the widget at a worker started on another port.
+WORKER_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*")
 
 # (directive, sources). frame-ancestors is ignored (with a console error) in a <meta> policy,
 # so it is sent as a header only; everything else is identical in both.

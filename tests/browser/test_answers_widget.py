@@ -141,3 +141,19 @@ def test_rate_limit_message_is_spanish(built_site, tab):
         ask(tab, "¿Se puede adelantar en un paso de peatones?")
         it = ask(tab, "¿Se puede adelantar en una curva?")
         assert "Demasiadas preguntas seguidas" in it.inner_text()
+
+
+def test_from_file_the_widget_can_use_a_worker_on_another_port(worker, built_site, tab):
+    """Opened from disk, no worker on the default port: the student gives the address of the
+    one that runs, and the widget answers through it (and remembers it)."""
+    srv, _ = worker
+    tab.goto((built_site / "art18.html").as_uri())
+    tab.click(".cv-toggle")
+    tab.wait_for_selector(".cv-panel.cv-offline", timeout=10000)
+    tab.fill("#cv-api", srv.url)
+    tab.click(".cv-connect")
+    tab.wait_for_function("() => document.querySelector('.cv-status').textContent === 'Listo.'",
+                          timeout=10000)
+    it = ask(tab, "¿Se puede conducir con auriculares?")
+    assert it.locator(".cv-answer").count() == 1, it.inner_text()
+    assert tab.evaluate("() => localStorage.getItem('citavial.api')") == srv.url
