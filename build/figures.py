@@ -81,7 +81,7 @@ def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:
         figs.extend(_retrieval_figures(retrieval))
     answers = _load(reports_dir / "answers.json")
     if answers:
-        figs.extend(_answer_figures(answers["golden"]))
+        figs.extend(_answer_figures(answers))
     return figs
 
 
@@ -109,17 +109,27 @@ def _retrieval_figures(report: dict) -> list[Figure]:
     return out
 
 
-def _answer_figures(g: dict) -> list[Figure]:
-    """The assistant on the golden set (tests/bench/bench_worker.py --json)."""
-    src = "asistente sobre el conjunto de evaluación"
+def _rate(what: str, m: dict, source: str) -> Figure:
+    lo, hi = m["ci95"]
+    value = f"{m['rate']:.1%} (IC 95 % {lo:.1%}–{hi:.1%})".replace(".", ",")
+    return Figure(what, value, str(m["n"]), source)
+
+
+def _answer_figures(report: dict) -> list[Figure]:
+    """The assistant on the golden set's sealed test split
+    (tests/bench/bench_answers.py --split test --json golden/reports/answers.json)."""
+    s = report["all"]
+    src = (f"asistente sobre la parte sellada de prueba (test) del conjunto de evaluación; "
+           f"respuestas extractivas, sin modelo de lenguaje")
     return [
-        count_figure("Citas del asistente con una referencia que no está en la lista verificada",
-                     g["invented_refs"], g["quotes"], src, bad=True),
-        count_figure("Citas del asistente cuyo texto no es literal",
-                     g["quotes"] - round(g["literal_quotes"] * g["quotes"]), g["quotes"], src,
-                     bad=True),
-        count_figure("Preguntas con respuesta en el reglamento en las que el asistente se abstuvo",
-                     round(g["abstention_fp"] * g["n_pos"]), g["n_pos"], src),
-        count_figure("Preguntas sin respuesta en el reglamento que el asistente respondió",
-                     round(g["abstention_fn"] * g["n_neg"]), g["n_neg"], src),
+        Figure("Citas del asistente con una referencia que no está en la lista verificada",
+               str(s["invented_refs"]), str(s["questions"]), src),
+        _rate("Preguntas con respuesta en el reglamento en las que el asistente no respondió",
+              s["false_abstention"], src),
+        _rate("Preguntas sin respuesta en el reglamento que el asistente respondió",
+              s["false_answer"], src),
+        _rate("Respuestas cuya primera cita está en el artículo esperado",
+              s["first_citation_article"], src),
+        _rate("Respuestas que contienen lo esencial de la respuesta de referencia",
+              s["covers_reference"], src),
     ]
