@@ -126,7 +126,7 @@ def judge(golden: list[dict], results: list[tuple[dict, list]], allow, url: str)
         pos = g["kind"] == "positive"
         f[f"{g['kind']}:{done['mode']}"] += 1
         if done["mode"] == "abstained":
-            f[f"abstain:{done['abstain_reason']}"] += 1
+            f[f"abstain:{done['outcome']}"] += 1
         for n, d in events:
             if n == "retract":
                 f[f"retract:{d['reason']}"] += 1
