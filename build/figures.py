@@ -119,8 +119,8 @@ def _answer_figures(report: dict) -> list[Figure]:
     """The assistant on the golden set's sealed test split
     (tests/bench/bench_answers.py --split test --json golden/reports/answers.json)."""
     s = report["all"]
-    src = (f"asistente sobre la parte sellada de prueba (test) del conjunto de evaluación; "
-           f"respuestas extractivas, sin modelo de lenguaje")
+    src = ("asistente sobre la parte sellada de prueba (test) del conjunto de evaluación; "
+           "respuestas extractivas, sin modelo de lenguaje")
     return [
         Figure("Citas del asistente con una referencia que no está en la lista verificada",
                str(s["invented_refs"]), str(s["questions"]), src),

@@ -21,4 +21,7 @@ ln -s "$PWD/worker" "$tree/citavial/worker"
     --cache-dir "$tree/.mypy_cache" \
     -p citavial.build.models -p citavial.build.text -p citavial.build.verify \
     -p citavial.build.fragments -p citavial.build.paths -p citavial.build.web \
-    -p citavial.worker.static)
+    -p citavial.worker.static -p citavial.worker.answer -p citavial.worker.span \
+    -p citavial.worker.question -p citavial.worker.decide -p citavial.worker.options \
+    -p citavial.worker.cite -p citavial.worker.spanlink -p citavial.worker.generate \
+    -p citavial.worker.collect -p citavial.worker.evaluate)

@@ -113,8 +113,9 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
     reader = deps.reader or Reader(deps.allowlist, deps.retriever)
     try:
         r = read(question, deps, reader)
-        retrieved = r.entries[:r.extra["retrieved"]]
-        shown = {ANSWER: retrieved, UNSURE: retrieved[:SOURCES]}.get(r.decision.outcome, [])
+        retrieved = list(r.entries[:r.extra["retrieved"]])
+        shown: list[AllowlistEntry] = {ANSWER: retrieved, UNSURE: retrieved[:SOURCES]}.get(
+            r.decision.outcome, [])
         lat["sources"] = ms()
         yield "sources", {"sources": [source(n, e) for n, e in enumerate(shown, 1)],
                           "index_version": r.result.index_version}

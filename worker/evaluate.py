@@ -51,15 +51,14 @@ def score_row(q: Question, record: dict, allowlist: Allowlist) -> dict:
     return {
         "id": q.id, "split": q.split, "style": q.style, "kind": q.kind, "answered": answered,
         "outcome": record["outcome"],
-        "first_ok": bool(first) and _unit(first["ref"]) in units,
+        "first_ok": first is not None and _unit(first["ref"]) in units,
         "apartado_ok": any(apartado_key(c["ref"], _unit(c["ref"])) in aparts for c in cits),
         "covers": covers(q.answer, shown) if answered and q.answer else
         (False if q.answer else None),
         "shown_chars": len(shown) if answered else 0,
-        "invented": sum(1 for c in cits if allowlist.get(c["ref"]) is None
-                        or allowlist.get(c["ref"]).url != c["url"]),
-        "literal": all(allowlist.get(c["ref"]) is not None
-                       and allowlist.get(c["ref"]).text == c["quote"]
+        "invented": sum(1 for c in cits if (e := allowlist.get(c["ref"])) is None
+                        or e.url != c["url"]),
+        "literal": all((e := allowlist.get(c["ref"])) is not None and e.text == c["quote"]
                        and c.get("span", c["quote"]) in c["quote"] for c in cits),
         "latency_ms": (record["latencies"] or {}).get("first_token") or
         (record["latencies"] or {}).get("total"),

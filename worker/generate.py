@@ -14,7 +14,7 @@ and its text flows through the streaming filters:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from citavial.build.models import AllowlistEntry
@@ -108,7 +108,7 @@ class _Flow:
 
 
 def lead(question: str, entries: list[AllowlistEntry], model: Model, prompt: Prompt,
-         threshold: float, cancelled: Callable[[], bool]) -> Iterator[Event]:
+         threshold: float, cancelled: Callable[[], bool]) -> Generator[Event, None, Lead]:
     """Stream the model's lead about ``entries`` (numbered from 1) as events; return a Lead."""
     flow = _Flow(prompt, entries, threshold)
     passages = [(n, e.label, e.text) for n, e in enumerate(entries, 1)]
