@@ -22,6 +22,8 @@ log = logging.getLogger("citavial.worker")
 def drain_on_sigterm(server, grace: float = 30.0) -> None:
     """Install the SIGTERM handler for a waitress ``server`` run in the main thread."""
     def on_term(signum, frame) -> None:
+        if getattr(server, "_citavial_drained", False):
+            raise SystemExit(0)   # re-raised by _finish: waitress's run() stops on it
         if getattr(server, "_citavial_draining", False):
             return
         server._citavial_draining = True
@@ -43,6 +45,9 @@ def _finish(server, grace: float) -> None:
     while time.monotonic() < deadline and (server.active_channels or server.task_dispatcher.queue):
         time.sleep(0.02)
     log.info("SIGTERM: drained; exiting")
-    # waitress's run() ends on KeyboardInterrupt in the main thread (it then stops its threads);
-    # closing its sockets from here instead would break the select() it is blocked in.
-    _thread.interrupt_main()
+    # waitress's run() ends on SystemExit in the main thread (it then stops its threads), so
+    # SIGTERM is delivered again to the main thread, whose handler now raises it. (Closing the
+    # sockets from here would break the select() it is blocked in; SIGINT may be ignored in a
+    # process started in the background.)
+    server._citavial_drained = True
+    _thread.interrupt_main(signal.SIGTERM)
