@@ -73,8 +73,12 @@ def _api_requests(port: int) -> int:
         r'citavial_requests_total\{endpoint="([^"]+)",status="\d+"\} (\S+)', text) if ep in API)
 
 
-def _access_log(path: Path) -> list[tuple[str, str, str]]:
-    """(uri, status, upstream address that answered) per proxied API request."""
+def _access_log(path: Path, at_least: int = 0) -> list[tuple[str, str, str]]:
+    """(uri, status, upstream address that answered) per proxied API request. nginx writes a
+    line just after the response's last byte, so wait (briefly) for ``at_least`` lines."""
+    deadline = time.monotonic() + 10
+    while len(path.read_text().splitlines()) < at_least and time.monotonic() < deadline:
+        time.sleep(0.05)
     rows = []
     for line in path.read_text().splitlines():
         uri, status, upstream = line.split(" ", 2)
@@ -152,7 +156,7 @@ def test_a_both_workers_share_and_metrics_add_up(cluster):
     before = {p1: _api_requests(p1), p2: _api_requests(p2)}
     results = _burst(cluster["port"], 80)
     codes = _assert_none_lost(results)
-    rows = _access_log(cluster["log"])
+    rows = _access_log(cluster["log"], 80)
     served = Counter(up for _, status, up in rows if status != "429")
     after = {p1: _api_requests(p1), p2: _api_requests(p2)}
     assert served[f"127.0.0.1:{p1}"] > 0 and served[f"127.0.0.1:{p2}"] > 0, served
@@ -177,7 +181,7 @@ def test_b_stop_one_worker_mid_burst_loses_nothing(cluster):
     assert stopped.is_set()
     assert w1.wait(40) == 0                         # drained and exited by itself
     codes = _assert_none_lost(results)
-    rows = _access_log(cluster["log"])[lines_before:]
+    rows = _access_log(cluster["log"], lines_before + 120)[lines_before:]
     assert len(rows) == 120
     served = Counter(up for _, status, up in rows if status != "429")
     assert served[f"127.0.0.1:{p1}"] > 0, served     # it did serve part of this burst
