@@ -34,7 +34,7 @@ import pytest
 pytestmark = [pytest.mark.adversarial, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 NGINX = Path("/usr/sbin/nginx")
-CONF = Path(__file__).parent / "data" / "nginx-citavial.conf"
+CONF = ROOT / "deploy" / "nginx-workers.conf"
 API = ("/api/ask", "/api/search")
 
 
@@ -52,9 +52,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_worker() -> tuple[subprocess.Popen, int]:
+def _start_worker(dist: Path) -> tuple[subprocess.Popen, int]:
     cmd = [sys.executable, "-m", "citavial.worker.cli", "serve", "--port", "0", "--rate", "0",
-           "--queue", "8", "--no-model", "--dist", str(ROOT / "dist")]
+           "--queue", "8", "--no-model", "--dist", str(dist)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True)
     line = proc.stdout.readline()
@@ -87,20 +87,18 @@ def _access_log(path: Path, at_least: int = 0) -> list[tuple[str, str, str]]:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(tmp_path_factory, built_site):
     if not NGINX.exists():
         pytest.fail(f"{NGINX} is missing: run `apt-get install -y nginx` (tests/run_all.sh does)")
-    if not (ROOT / "dist" / "allowlist.json").exists():
-        pytest.fail("dist/ is not built: run `citavial build` first (tests/run_all.sh does)")
     tmp = tmp_path_factory.mktemp("nginx")
     os.chmod(tmp, 0o755)
-    workers = [_start_worker() for _ in range(2)]
+    workers = [_start_worker(built_site) for _ in range(2)]
     port = _free_port()
     conf = CONF.read_text().replace("127.0.0.1:8001", f"127.0.0.1:{workers[0][1]}") \
         .replace("127.0.0.1:8002", f"127.0.0.1:{workers[1][1]}") \
         .replace("listen 127.0.0.1:8080", f"listen 127.0.0.1:{port}")
     conf = conf.replace("/var/log/nginx/citavial-api.log", str(tmp / "api.log")) \
-        .replace("/srv/citavial/dist", str(ROOT / "dist"))
+        .replace("/srv/citavial/dist", str(built_site))
     head = (f"pid {tmp}/nginx.pid;\nerror_log {tmp}/error.log warn;\ndaemon off;\n"
             "worker_processes 1;\nevents { worker_connections 512; }\n")
     temps = "".join(f"{k}_temp_path {tmp}/{k};\n" for k in
