@@ -104,14 +104,10 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
     findings = check_prose(reg, items)   # reported with the gate's failures, then on its own
     texto = verify_corpus(Path(corpus_dir)).texto_path
-    changes = unit_changes(texto, reg)
-    recent = {ref: d for ref, d in passage_changed(changes, reg.as_of).items()
-              if (reg.as_of - d).days <= RECENT_CHANGE_DAYS}
+    changes, recent, change_links = _changes(texto, reg)
     t1 = time.perf_counter()
     with staged_dir(Path(out_dir)) as stage:
-        pages = render(reg, site_src, stage, change_links={
-            ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
-            for ref, cs in changes.items()}, base_url=base_url)
+        pages = render(reg, site_src, stage, change_links=change_links, base_url=base_url)
         t2 = time.perf_counter()
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
@@ -138,9 +134,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         pages += render_pages(reg, site_src, stage, extra, base_url=base_url)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
         write_page_links(reg, stage, allowlist)
-        previous, signs = catalogue(texto, allowlist)
-        pages += render_pages(reg, site_src, stage, [ExtraPage("senales.html", "senales.html", {
-            "groups": groups(signs), "n_signs": len(signs), "previous": previous})])
+        pages += render_pages(reg, site_src, stage, [_signs_page(texto, allowlist)],
+                              base_url=base_url)
         write_json(stage / "practice-bank.json", bank_data)
         write_staged(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
@@ -159,6 +154,22 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
             f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s, index {t5 - t4:.2f} s); "
             f"{index_report}; {web_report}")
+
+
+def _changes(texto: Path, reg: Regulation):
+    """(changes per unit, {passage ref: recent change date}, history links per unit)."""
+    changes = unit_changes(texto, reg)
+    recent = {ref: d for ref, d in passage_changed(changes, reg.as_of).items()
+              if (reg.as_of - d).days <= RECENT_CHANGE_DAYS}
+    links = {ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
+             for ref, cs in changes.items()}
+    return changes, recent, links
+
+
+def _signs_page(texto: Path, allowlist) -> ExtraPage:
+    previous, signs = catalogue(texto, allowlist)
+    return ExtraPage("senales.html", "senales.html",
+                     {"groups": groups(signs), "n_signs": len(signs), "previous": previous})
 
 
 def _digest(parts: list[str]) -> str:
