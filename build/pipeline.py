@@ -13,13 +13,15 @@ import time
 from datetime import date
 from pathlib import Path
 
-from citavial.build.atomic import staged_dir, write_staged
+from citavial.build.atomic import staged_dir, write_staged, write_staged_bytes
 from citavial.build.changes import by_date, change_id, passage_changed, unit_changes
 from citavial.build.corpus import verify_corpus
 from citavial.build.deeplinks import write_page_links
 from citavial.build.errors import BuildErrors
 from citavial.build.figures import collect_figures
 from citavial.build.guides import guide_pages, prose_items, read_guides
+from citavial.build.images import DIR as IMAGES_DIR
+from citavial.build.images import local_images
 from citavial.build.index import build_index, collect, promoted_hooks
 from citavial.build.index.embed import corpus_model
 from citavial.build.ingest import ingest
@@ -105,9 +107,14 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     findings = check_prose(reg, items)   # reported with the gate's failures, then on its own
     texto = verify_corpus(Path(corpus_dir)).texto_path
     changes, recent, change_links = _changes(texto, reg)
+    fetched = local_images(Path(corpus_dir))
+    images = {src: f"{IMAGES_DIR}/{path.name}" for src, path in fetched.items()}
     t1 = time.perf_counter()
     with staged_dir(Path(out_dir)) as stage:
-        pages = render(reg, site_src, stage, change_links=change_links, base_url=base_url)
+        for path in fetched.values():
+            write_staged_bytes(stage / IMAGES_DIR / path.name, path.read_bytes())
+        pages = render(reg, site_src, stage, change_links=change_links, base_url=base_url,
+                       images=images)
         t2 = time.perf_counter()
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
@@ -131,11 +138,11 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             ExtraPage("404.html", "404.html", {}),
             ExtraPage("offline.html", "offline.html", {}),
         ]
-        pages += render_pages(reg, site_src, stage, extra, base_url=base_url)
+        pages += render_pages(reg, site_src, stage, extra, base_url=base_url, images=images)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
         write_page_links(reg, stage, allowlist)
         pages += render_pages(reg, site_src, stage, [_signs_page(texto, allowlist)],
-                              base_url=base_url)
+                              base_url=base_url, images=images)
         write_json(stage / "practice-bank.json", bank_data)
         write_staged(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
