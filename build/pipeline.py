@@ -31,7 +31,7 @@ from citavial.build.practice import prose_items as practice_prose
 from citavial.build.prose import check_prose
 from citavial.build.refs import RefError, parse_ref
 from citavial.build.render import ExtraPage, render, render_pages, spanish_date
-from citavial.build.signs import catalogue, groups
+from citavial.build.signs import catalogue, groups, signs_json
 from citavial.build.verify import Pages, check_quote, gate_counts, verify
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
@@ -141,8 +141,10 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         pages += render_pages(reg, site_src, stage, extra, base_url=base_url, images=images)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
         write_page_links(reg, stage, allowlist)
-        pages += render_pages(reg, site_src, stage, [_signs_page(texto, allowlist)],
-                              base_url=base_url, images=images)
+        signs_page = _signs_page(texto, allowlist)
+        pages += render_pages(reg, site_src, stage, [signs_page], base_url=base_url,
+                              images=images)
+        write_json(stage / "senales.json", signs_json(signs_page.context["groups"]))
         write_json(stage / "practice-bank.json", bank_data)
         write_staged(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")

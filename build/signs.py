@@ -137,3 +137,14 @@ def groups(signs: list[Sign]) -> list[dict]:
         out.setdefault(s.group, []).append(s)
     return [{"title": title, "id": f"g{i + 1}", "signs": items}
             for i, (title, items) in enumerate(out.items())]
+
+
+def signs_json(grouped: list[dict]) -> dict:
+    """Every code as data (for the search and other tools): where it is on the signs page, its
+    name, group, whether the name is in-force text, and the refs of in-force passages about it."""
+    return {"schema": "citavial-signs/1", "signs": [
+        {"code": s.code, "name": s.name, "group": g["title"], "url": f"senales.html#senal-{s.code}",
+         "name_in_force": s.definition is not None,
+         "definition": s.definition.ref if s.definition else "",
+         "mentions": [m.ref for m in s.mentions]}
+        for g in grouped for s in g["signs"]]}
