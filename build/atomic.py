@@ -54,6 +54,13 @@ def write_staged(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def write_staged_bytes(path: Path, data: bytes) -> None:
+    """``write_staged`` for bytes (images copied into the site)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
 @contextmanager
 def staged_dir(target: Path) -> Iterator[Path]:
     """Yield an empty staging directory; on success it replaces ``target`` as a whole.

@@ -40,6 +40,13 @@ def _cmd_verify_quote(args: argparse.Namespace) -> int:
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
+    if args.images:
+        from citavial.build.corpus import verify_corpus
+        from citavial.build.images import fetch_images
+        texto = verify_corpus(args.corpus).texto_path
+        print(fetch_images(args.boe_id, args.corpus, texto, base_url=args.image_base_url,
+                           timeout=args.timeout))
+        return 0
     from citavial.build.fetch import fetch
     print(fetch(args.boe_id, corpus_dir=args.corpus, base_url=args.base_url, timeout=args.timeout))
     return 0
@@ -126,6 +133,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--base-url", default="https://www.boe.es/datosabiertos/api/legislacion-consolidada",
                    help="API base URL (the test suite points it at a local server)")
     f.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
+    f.add_argument("--images", action="store_true",
+                   help="download the images the corpus text refers to (the sign catalogue) into "
+                        "corpus/images/ with their sha256 in corpus/images/MANIFEST.json; the "
+                        "text itself is not refetched")
+    f.add_argument("--image-base-url", default="https://www.boe.es",
+                   help="site the /datos/imagenes/ paths are fetched from (tests: a local server)")
     f.set_defaults(func=_cmd_fetch)
 
     _add_check(sub)

@@ -230,7 +230,7 @@ FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
 # --- signs (build/signs.py) -------------------------------------------------------------------
 # A sign or road-marking code as the regulation writes it: "P-1", "R-101", "S-880", "M-4.3b";
 # the BOE sometimes puts a non-breaking hyphen (U+2011) in "R‑500".
-SIGN_CODE = re.compile(r"(?<![\w-])([PRSM])[-\u2011](\d{1,4}(?:\.\d{1,2})?[a-z]?)(?![\w-])")
+SIGN_CATALOGUE_CODE = re.compile(r"(?<![\w-])([PRSM])[-\u2011](\d{1,4}(?:\.\d{1,2})?[a-z]?)(?![\w-])")
 # A road-marking definition of ANEXO I §5: "– Marca de paso para peatones (M-4.3): una serie…".
 MARKING_DEFINITION = re.compile(r"^[–●]\s*(?P<name>[^()]+?)\s*\((?P<codes>M-[^()]+)\):\s*(?P<meaning>.+)$",
                                 re.DOTALL)

@@ -13,13 +13,15 @@ import time
 from datetime import date
 from pathlib import Path
 
-from citavial.build.atomic import staged_dir, write_staged
+from citavial.build.atomic import staged_dir, write_staged, write_staged_bytes
 from citavial.build.changes import by_date, change_id, passage_changed, unit_changes
 from citavial.build.corpus import verify_corpus
 from citavial.build.deeplinks import write_page_links
 from citavial.build.errors import BuildErrors
 from citavial.build.figures import collect_figures
 from citavial.build.guides import guide_pages, prose_items, read_guides
+from citavial.build.images import DIR as IMAGES_DIR
+from citavial.build.images import local_images
 from citavial.build.index import build_index, collect, promoted_hooks
 from citavial.build.index.embed import corpus_model
 from citavial.build.ingest import ingest
@@ -29,7 +31,7 @@ from citavial.build.practice import prose_items as practice_prose
 from citavial.build.prose import check_prose
 from citavial.build.refs import RefError, parse_ref
 from citavial.build.render import ExtraPage, render, render_pages, spanish_date
-from citavial.build.signs import catalogue, groups
+from citavial.build.signs import catalogue, groups, signs_json
 from citavial.build.verify import Pages, check_quote, gate_counts, verify
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
@@ -104,14 +106,15 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
     findings = check_prose(reg, items)   # reported with the gate's failures, then on its own
     texto = verify_corpus(Path(corpus_dir)).texto_path
-    changes = unit_changes(texto, reg)
-    recent = {ref: d for ref, d in passage_changed(changes, reg.as_of).items()
-              if (reg.as_of - d).days <= RECENT_CHANGE_DAYS}
+    changes, recent, change_links = _changes(texto, reg)
+    fetched = local_images(Path(corpus_dir))
+    images = {src: f"{IMAGES_DIR}/{path.name}" for src, path in fetched.items()}
     t1 = time.perf_counter()
     with staged_dir(Path(out_dir)) as stage:
-        pages = render(reg, site_src, stage, change_links={
-            ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
-            for ref, cs in changes.items()}, base_url=base_url)
+        for path in fetched.values():
+            write_staged_bytes(stage / IMAGES_DIR / path.name, path.read_bytes())
+        pages = render(reg, site_src, stage, change_links=change_links, base_url=base_url,
+                       images=images)
         t2 = time.perf_counter()
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
@@ -135,12 +138,13 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             ExtraPage("404.html", "404.html", {}),
             ExtraPage("offline.html", "offline.html", {}),
         ]
-        pages += render_pages(reg, site_src, stage, extra, base_url=base_url)
+        pages += render_pages(reg, site_src, stage, extra, base_url=base_url, images=images)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
         write_page_links(reg, stage, allowlist)
-        previous, signs = catalogue(texto, allowlist)
-        pages += render_pages(reg, site_src, stage, [ExtraPage("senales.html", "senales.html", {
-            "groups": groups(signs), "n_signs": len(signs), "previous": previous})])
+        signs_page = _signs_page(texto, allowlist)
+        pages += render_pages(reg, site_src, stage, [signs_page], base_url=base_url,
+                              images=images)
+        write_json(stage / "senales.json", signs_json(signs_page.context["groups"]))
         write_json(stage / "practice-bank.json", bank_data)
         write_staged(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
@@ -159,6 +163,22 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
             f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s, index {t5 - t4:.2f} s); "
             f"{index_report}; {web_report}")
+
+
+def _changes(texto: Path, reg: Regulation):
+    """(changes per unit, {passage ref: recent change date}, history links per unit)."""
+    changes = unit_changes(texto, reg)
+    recent = {ref: d for ref, d in passage_changed(changes, reg.as_of).items()
+              if (reg.as_of - d).days <= RECENT_CHANGE_DAYS}
+    links = {ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
+             for ref, cs in changes.items()}
+    return changes, recent, links
+
+
+def _signs_page(texto: Path, allowlist) -> ExtraPage:
+    previous, signs = catalogue(texto, allowlist)
+    return ExtraPage("senales.html", "senales.html",
+                     {"groups": groups(signs), "n_signs": len(signs), "previous": previous})
 
 
 def _digest(parts: list[str]) -> str:

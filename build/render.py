@@ -94,8 +94,10 @@ START_HERE = (
 )
 
 
-def _common(reg: Regulation, nav: tuple[tuple[str, str], ...], base_url: str) -> dict:
+def _common(reg: Regulation, nav: tuple[tuple[str, str], ...], base_url: str,
+            images: dict[str, str] | None = None) -> dict:
     return {"reg": reg, "source": reg.source, "as_of": reg.as_of, "base_url": base_url,
+            "local_images": images or {},
             "site_links": [{"href": h, "text": t} for h, t in nav],
             "units_by_ref": {u.ref: u for u in reg.units}}
 
@@ -103,15 +105,16 @@ def _common(reg: Regulation, nav: tuple[tuple[str, str], ...], base_url: str) ->
 def render(reg: Regulation, site_src: Path, out_dir: Path,
            nav: tuple[tuple[str, str], ...] = NAV,
            change_links: dict[str, dict[str, str]] | None = None,
-           base_url: str = "") -> list[Path]:
+           base_url: str = "", images: dict[str, str] | None = None) -> list[Path]:
     """Write the regulation's pages for ``reg`` into ``out_dir`` (a staging directory).
 
     ``change_links``: {unit ref: {"<norm id> <ISO date>": anchor on cambios.html}} for the
     history section's "qué cambió" links (the diffs themselves live on cambios.html so a
     unit page holds each wording's words once, as the gate requires). ``base_url`` (absolute,
-    ending in /) adds canonical and OpenGraph URLs; "" keeps every URL relative."""
+    ending in /) adds canonical and OpenGraph URLs; "" keeps every URL relative. ``images``:
+    {BOE image URL: path in the site} of the images fetched into corpus/images (images.py)."""
     env = environment(site_src)
-    common = dict(_common(reg, nav, base_url), change_links=change_links or {})
+    common = dict(_common(reg, nav, base_url, images), change_links=change_links or {})
     start = [{"href": h, "title": t, "text": x} for h, t, x in START_HERE]
     written = [_write(env, out_dir, "index.html", "index.html", dict(common, start_here=start))]
     shown = reg.units
@@ -129,10 +132,11 @@ def render(reg: Regulation, site_src: Path, out_dir: Path,
 
 
 def render_pages(reg: Regulation, site_src: Path, out_dir: Path, pages: list[ExtraPage],
-                 nav: tuple[tuple[str, str], ...] = NAV, base_url: str = "") -> list[Path]:
+                 nav: tuple[tuple[str, str], ...] = NAV, base_url: str = "",
+                 images: dict[str, str] | None = None) -> list[Path]:
     """Write pages made by later stages (guides, practice, search…) with the site layout."""
     env = environment(site_src)
-    common = _common(reg, nav, base_url)
+    common = _common(reg, nav, base_url, images)
     return [_write(env, out_dir, p.filename, p.template, dict(common, **p.context))
             for p in pages]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from citavial.build.ingest.blocks import read_version
 from citavial.build.ingest.versions import version_of
 from citavial.build.models import AllowlistEntry, Version
-from citavial.build.patterns import MARKING_DEFINITION, SIGN_CODE
+from citavial.build.patterns import MARKING_DEFINITION, SIGN_CATALOGUE_CODE
 from citavial.build.safexml import parse_file
 
 CATALOGUE_BLOCK = "A5"   # the BOE block of ANEXO I §5 (catálogo de señales)
@@ -88,7 +88,7 @@ def _entry(text: str, images, chapter: str) -> tuple[str, str, str, str] | None:
     lines = [line.strip() for line in text.split("\n") if line.strip()]
     if len(lines) < 2:
         return None
-    m = SIGN_CODE.fullmatch(lines[0].replace(" ", ""))
+    m = SIGN_CATALOGUE_CODE.fullmatch(lines[0].replace(" ", ""))
     if not m:
         return None
     return (f"{m.group(1)}-{m.group(2)}", " ".join(lines[1:]), chapter,
@@ -99,7 +99,7 @@ def mentions(allowlist: list[AllowlistEntry]) -> dict[str, list[Mention]]:
     """{code: in-force passages that mention it}, in allowlist (document) order."""
     out: dict[str, list[Mention]] = {}
     for e in allowlist:
-        for letter, number in dict.fromkeys(SIGN_CODE.findall(e.text)):
+        for letter, number in dict.fromkeys(SIGN_CATALOGUE_CODE.findall(e.text)):
             out.setdefault(f"{letter}-{number}", []).append(
                 Mention(e.ref, e.label, e.url, e.text))
     return out
@@ -112,7 +112,7 @@ def markings(allowlist: list[AllowlistEntry]) -> dict[str, tuple[str, Mention]]:
         m = MARKING_DEFINITION.match(e.text)
         if not m:
             continue
-        for letter, number in SIGN_CODE.findall(m.group("codes")):
+        for letter, number in SIGN_CATALOGUE_CODE.findall(m.group("codes")):
             out.setdefault(f"{letter}-{number}", (" ".join(m.group("name").split()),
                                                    Mention(e.ref, e.label, e.url, e.text)))
     return out
@@ -137,3 +137,14 @@ def groups(signs: list[Sign]) -> list[dict]:
         out.setdefault(s.group, []).append(s)
     return [{"title": title, "id": f"g{i + 1}", "signs": items}
             for i, (title, items) in enumerate(out.items())]
+
+
+def signs_json(grouped: list[dict]) -> dict:
+    """Every code as data (for the search and other tools): where it is on the signs page, its
+    name, group, whether the name is in-force text, and the refs of in-force passages about it."""
+    return {"schema": "citavial-signs/1", "signs": [
+        {"code": s.code, "name": s.name, "group": g["title"], "url": f"senales.html#senal-{s.code}",
+         "name_in_force": s.definition is not None,
+         "definition": s.definition.ref if s.definition else "",
+         "mentions": [m.ref for m in s.mentions]}
+        for g in grouped for s in g["signs"]]}

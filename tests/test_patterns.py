@@ -140,8 +140,8 @@ def test_ref_post(text, boe_id, anchor):
     ("S-880,", [("S", "880")]), ("X-1", []), ("AP-7", []), ("P-1234567", []), ("R-101-2", []),
 ], ids=["bare", "in-text", "nb-hyphen", "letter", "range", "comma", "other-letter", "road",
         "too-long", "hyphenated"])
-def test_sign_code(text, codes):
-    assert P.SIGN_CODE.findall(text) == codes
+def test_sign_catalogue_code(text, codes):
+    assert P.SIGN_CATALOGUE_CODE.findall(text) == codes
 
 
 @pytest.mark.parametrize("text, name, codes", [

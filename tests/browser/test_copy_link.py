@@ -20,7 +20,9 @@ def _allowlist(out) -> dict[str, dict]:
 
 
 def _rows(out, page: str) -> dict:
-    text = (out / "deeplinks" / page.replace(".html", ".js")).read_text(encoding="utf-8")
+    # The published name carries a content hash (build/web.py): deeplinks/art48.<hash>.js.
+    [path] = (out / "deeplinks").glob(page.replace(".html", ".*.js"))
+    text = path.read_text(encoding="utf-8")
     return json.loads(text.split("= ", 1)[1].rstrip().rstrip(";"))["rows"]
 
 

@@ -63,3 +63,16 @@ def test_catalogue_index_links_to_signs(tab, served_site):
     link.click()
     tab.wait_for_url("**/senales.html#g2")
     assert tab.inner_text("#g2-h") == "Señales de prioridad"
+
+
+def test_signs_data_for_the_search(served_site):
+    import json
+
+    out, _ = served_site
+    data = json.loads((out / "senales.json").read_text(encoding="utf-8"))
+    by_code = {s["code"]: s for s in data["signs"]}
+    assert by_code["R-101"]["name"] == "Entrada prohibida"
+    assert by_code["R-101"]["url"] == "senales.html#senal-R-101"
+    assert not by_code["R-101"]["name_in_force"]
+    assert by_code["M-4.3"]["name_in_force"] and by_code["M-4.3"]["definition"].endswith("anexoI.5.p206")
+    assert len(by_code) == len(data["signs"]) > 300

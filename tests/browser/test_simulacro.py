@@ -50,7 +50,8 @@ def _answer_all(tab, wrong: set[int], flag: set[int] = frozenset()) -> list[dict
 
 
 def _seconds(tab) -> int:
-    """The countdown on screen in seconds (the fake clock still advances with real time)."""
+    """The countdown on screen in seconds (the fake clock still advances with real time, and a
+    loaded CI machine may take a while between two steps: hence the tolerance)."""
     minutes, seconds = tab.inner_text("#s-timer").split(":")
     return int(minutes) * 60 + int(seconds)
 
@@ -79,7 +80,7 @@ def test_full_exam_pass_review_and_history(tab, served_site):
     assert len(topics) == len(tab.evaluate("() => Object.keys(window.CITAVIAL_BANK.topics)"))
     _no_overflow(tab)
     tab.clock.fast_forward("05:00")
-    assert 25 * 60 - 15 <= _seconds(tab) <= 25 * 60
+    assert 25 * 60 - 120 <= _seconds(tab) <= 25 * 60
     asked = _answer_all(tab, wrong={0, 7, 29}, flag={3})
     assert "0 sin responder · 1 marcadas para revisar" == tab.inner_text("#s-left")
     assert "flagged" in tab.locator("#s-grid button").nth(3).get_attribute("class")
@@ -151,7 +152,7 @@ def test_time_runs_out_and_reload_resumes(tab, served_site):
     tab.reload()                      # the exam resumes with the clock still running
     assert tab.inner_text("#s-counter") == "Pregunta 1 de 30"
     assert tab.locator("#s-options input:checked").count() == 1
-    assert 20 * 60 - 15 <= _seconds(tab) <= 20 * 60
+    assert 20 * 60 - 120 <= _seconds(tab) <= 20 * 60
     tab.clock.fast_forward("20:01")
     tab.wait_for_selector("#s-result:not([hidden])")
     assert tab.inner_text("#s-summary").startswith("Se acabó el tiempo.")
