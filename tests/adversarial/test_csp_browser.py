@@ -89,7 +89,7 @@ def bypassed(built_site, tmp_path_factory):
 @pytest.fixture(scope="module")
 def worker(bypassed):
     mp = pytest.MonkeyPatch()
-    mp.setattr("citavial.worker.answer.TextSanitizer", PassThrough)
+    mp.setattr("citavial.worker.generate.TextSanitizer", PassThrough)
     allow = load_allowlist(POISONED)
     model = Scripted(["Queda prohibido conducir con auriculares ", PAYLOADS[0], " [[REF:1]]",
                       " ", PAYLOADS[2], "."])
