@@ -8,6 +8,7 @@ folder with $CITAVIAL_HOME pointing at an empty folder, so it can only have read
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import shutil
@@ -83,7 +84,9 @@ def dist(built_site, tmp_path_factory):
 @pytest.fixture(scope="module")
 def session(dist, tmp_path_factory):
     empty = tmp_path_factory.mktemp("empty-project")
-    return asyncio.run(_session(dist, empty))
+    # On its own thread: the session's Chromium (sync Playwright) may hold this thread's loop.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, _session(dist, empty)).result()
 
 
 @pytest.fixture(scope="module")

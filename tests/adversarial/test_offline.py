@@ -55,7 +55,8 @@ def test_build_search_and_ask_work_without_network(namespace, tmp_path):
     hits = json.loads(search.stdout)["results"]
     assert len(hits) == 5 and all(h["ref"].startswith("RD-1428/2003#") for h in hits)
 
-    ask = offline(CLI, "ask", "¿Puedo conducir con auriculares?", "--json", "--dist", dist)
+    ask = offline(CLI, "ask", "¿Puedo conducir con auriculares?", "--json", "--dist", dist,
+                  "--model-lead")
     assert ask.returncode == 0, ask.stderr[-2000:]
     record = json.loads(ask.stdout)
     text = json.dumps(record, ensure_ascii=False)
