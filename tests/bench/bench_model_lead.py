@@ -29,7 +29,7 @@ from citavial.worker.serve import load_deps  # noqa: E402
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--limit", type=int, default=0)
-    p.add_argument("--json", type=Path)
+    p.add_argument("--json", type=Path, help="also write the figures here (e.g. golden/reports/model-lead.json)")
     args = p.parse_args()
     deps, why, _ = load_deps(ROOT / "dist", model_lead=True)
     if deps is None or deps.model is None:
