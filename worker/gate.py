@@ -1,36 +1,16 @@
-"""The abstention gate: answer, or say why not, from the retrieval evidence alone.
+"""The gate's score: a calibrated linear model over the evidence of one answer.
 
-The evidence is the named features of one retrieval (``SearchResult.evidence``: best BM25 score,
-share of known terms, best cosine, channel agreement…). The gate is a linear score over those
-features, standardised, whose weights and threshold are calibrated on the golden set
-(worker/calibrate.py → worker/calibration.json). Reasons are typed:
-
-* ``no_results``    — retrieval returned no citable passage at all;
-* ``weak_evidence`` — the calibrated score is below the threshold: the regulation probably does
-  not answer this (out of domain, another law, or not regulated).
-
-Without a calibration the gate abstains only on ``no_results`` and says it is uncalibrated.
+The evidence is the named retrieval features (``SearchResult.evidence``: best lexical and BM25
+scores, share of known terms, best hook match…) plus the span's score and an other-norm flag
+(worker/decide.py). The score is a linear function of the standardised features whose weights,
+threshold and floor are fitted on the golden set's dev split (worker/calibrate.py →
+worker/calibration.json); worker/decide.py turns it into one of the three outcomes.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-from citavial.build.models import SearchResult
-
-NO_RESULTS = "no_results"
-WEAK_EVIDENCE = "weak_evidence"
-REASONS = (NO_RESULTS, WEAK_EVIDENCE)
-
-# Shown to the reader (site UI is Spanish).
-MESSAGES = {
-    NO_RESULTS: "No he encontrado ningún pasaje del Reglamento General de Circulación que trate "
-                "esta pregunta.",
-    WEAK_EVIDENCE: "Esta pregunta no parece estar regulada en el Reglamento General de "
-                   "Circulación (puede depender de otra norma, como la Ley de Tráfico o el "
-                   "Reglamento General de Conductores), así que no respondo para no inventar.",
-}
 
 
 @dataclass(frozen=True)
@@ -55,35 +35,3 @@ class GateModel:
 
     def __repr__(self) -> str:
         return f"GateModel({len(self.features)} features, threshold {self.threshold:.3f})"
-
-
-@dataclass(frozen=True)
-class Decision:
-    abstain: bool
-    reason: str | None
-    score: float | None
-    threshold: float | None
-    calibrated: bool
-
-    def as_dict(self) -> dict:
-        return {"abstain": self.abstain, "reason": self.reason,
-                "score": None if self.score is None else round(self.score, 4),
-                "threshold": self.threshold, "calibrated": self.calibrated}
-
-    def __repr__(self) -> str:
-        return f"Decision({'abstain: ' + str(self.reason) if self.abstain else 'answer'})"
-
-
-def decide(result: SearchResult, citable_hits: int, model: GateModel | None) -> Decision:
-    """Abstain or answer for one retrieval; ``citable_hits`` counts hits in the allowlist."""
-    if citable_hits == 0:
-        return Decision(True, NO_RESULTS, None, None, model is not None)
-    if model is None:
-        return Decision(False, None, None, None, False)
-    score = model.score(dict(result.evidence))
-    if score is None:
-        # The index changed its evidence features: do not guess; answer and let support decide.
-        return Decision(False, None, None, model.threshold, False)
-    if score < model.threshold:
-        return Decision(True, WEAK_EVIDENCE, score, model.threshold, True)
-    return Decision(False, None, score, model.threshold, True)
