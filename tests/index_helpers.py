@@ -10,7 +10,7 @@ CORPUS = ROOT / "corpus"
 AS_OF = date(2026, 11, 29)   # as tests/conftest.py (imported by path, not as "conftest":
                              # tests/browser/ has a conftest of its own)
 
-HOOKS = ROOT / "corpus" / "hooks" / "hooks-v2.jsonl"
+HOOKS = ROOT / "corpus" / "hooks" / "hooks-v3.jsonl"
 _CACHE: dict[str, object] = {}
 
 

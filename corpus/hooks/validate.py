@@ -16,7 +16,10 @@ Checks (stdlib only):
     --allow-uncovered); prints units without any hook and passage counts.
   * with --golden FILE: decontamination — no hook question is within token
     Jaccard 0.5 (after golden/validate.py's folding) of any question of the
-    golden set's sealed `test` split (its stem alone or with its options).
+    golden set's sealed `test` split (its stem alone or with its options);
+    with --splits test,dev, of the dev split's too (hooks-v3 onwards, so that
+    figures measured on dev are not flattered by hooks written like its
+    questions).
     The split rule is citavial.build.golden.split_of, so this check runs with
     the project's Python (.venv/bin/python).
 Passages may be a passages JSONL file or a built site's dist/allowlist.json.
@@ -57,35 +60,51 @@ def load_passages(path):
     return passages
 
 
-def contamination(hooks_path, golden_path):
-    """Errors for hook questions within DECONTAMINATION_JACCARD of a test question."""
+def golden_questions(golden_path, splits=("test",)):
+    """(id, folded tokens) of each golden question of ``splits``: whole and stem alone."""
+    import importlib.util
     import os
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                    "golden"))
-    from validate import jaccard, normalize_tokens  # golden/validate.py: one folding rule
+    # golden/validate.py: one folding rule (loaded by path: both files are named validate.py)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "golden",
+                        "validate.py")
+    spec = importlib.util.spec_from_file_location("golden_validate", path)
+    gv = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gv)
+    jaccard, normalize_tokens = gv.jaccard, gv.normalize_tokens
 
     from citavial.build.golden import split_of
-    tests = []
+    found = []
     with open(golden_path, encoding="utf-8") as f:
         for line in f:
             if line.strip():
                 g = json.loads(line)
-                if split_of(g["id"]) == "test":
+                if split_of(g["id"]) in splits:
                     q = g["question"]
-                    tests += [(g["id"], normalize_tokens(q)),
+                    found += [(g["id"], normalize_tokens(q)),
                               (g["id"], normalize_tokens(q.split("\n")[0]))]
+    return found, jaccard, normalize_tokens
+
+
+def nearest(question, golden, jaccard, normalize_tokens):
+    """(largest Jaccard, golden id) of ``question`` against ``golden``."""
+    t = normalize_tokens(question)
+    return max(((jaccard(t, g), gid) for gid, g in golden), default=(0.0, ""))
+
+
+def contamination(hooks_path, golden_path, splits=("test",)):
+    """Errors for hook questions within DECONTAMINATION_JACCARD of a question of ``splits``."""
+    tests, jaccard, normalize_tokens = golden_questions(golden_path, splits)
     errors = []
     with open(hooks_path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
             for q in json.loads(line).get("questions", []):
-                t = normalize_tokens(q)
-                near = max(((jaccard(t, g), gid) for gid, g in tests), default=(0.0, ""))
+                near = nearest(q, tests, jaccard, normalize_tokens)
                 if near[0] >= DECONTAMINATION_JACCARD:
                     errors.append(f"line {n}: hook {q!r} is within Jaccard {near[0]:.2f} of "
-                                  f"test question {near[1]} (remove the hook)")
-    print(f"decontamination: {len(tests) // 2} test questions checked")
+                                  f"golden question {near[1]} (remove the hook)")
+    print(f"decontamination: {len(tests) // 2} golden questions ({'+'.join(splits)}) checked")
     return errors
 
 
@@ -97,6 +116,8 @@ def main(argv=None):
                     help="report units without hooks but do not fail")
     ap.add_argument("--golden", help="golden JSONL file whose test split the hooks must not "
                                      "come near (decontamination)")
+    ap.add_argument("--splits", default="test",
+                    help="comma-separated golden splits to decontaminate against (default: test)")
     args = ap.parse_args(argv)
 
     passages = load_passages(args.passages)
@@ -150,7 +171,7 @@ def main(argv=None):
                     seen_q[k] = n
 
     if args.golden:
-        errors.extend(contamination(args.hooks, args.golden))
+        errors.extend(contamination(args.hooks, args.golden, tuple(args.splits.split(","))))
 
     covered = {r for r in seen_refs if r in passages}
     uncovered_units = [u for u, refs in units.items() if not any(r in covered for r in refs)]

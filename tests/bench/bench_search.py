@@ -31,7 +31,7 @@ from citavial.build.pipeline import load_regulation  # noqa: E402
 from citavial.build.search_cli import latest_golden  # noqa: E402
 
 AS_OF = date(2026, 11, 29)
-HOOKS = ROOT / "corpus" / "hooks" / "hooks-v2.jsonl"
+HOOKS = ROOT / "corpus" / "hooks" / "hooks-v3.jsonl"
 LOAD_SNIPPET = ("import sys, time; t = time.perf_counter(); sys.path.insert(0, {root!r}); "
                 "from citavial.build.index.retriever import load_retriever; r = load_retriever({dist!r}); "
                 "r.search('velocidad máxima en autopista', k=10); "

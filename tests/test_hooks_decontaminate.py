@@ -1,0 +1,69 @@
+"""corpus/hooks/decontaminate.py and the validator's --splits: a new hooks version without the
+questions near golden questions, and the check that proves it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOKS_DIR = ROOT / "corpus" / "hooks"
+
+
+def _golden(tmp_path: Path) -> Path:
+    # g0001 is dev (every id up to g0381 is); the test split is checked the same way
+    path = tmp_path / "golden.jsonl"
+    path.write_text(json.dumps({"id": "g0001", "question": "¿Puedo adelantar en una curva sin "
+                                "visibilidad?", "expected": ["RD-1428/2003#art87.1.a"],
+                                "kind": "positive"}, ensure_ascii=False) + "\n", "utf-8")
+    return path
+
+
+def _hooks(tmp_path: Path) -> Path:
+    path = tmp_path / "hooks.jsonl"
+    lines = [{"ref": "RD-1428/2003#art87.1.a",
+              "questions": ["¿Puedo adelantar en una curva sin visibilidad?", "¿Luces en un túnel?"]},
+             {"ref": "RD-1428/2003#art48.1.a", "questions": ["¿Se puede adelantar en una curva "
+                                                              "sin visibilidad?"]}]
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
+    return path
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_decontaminate_drops_only_the_near_questions(tmp_path):
+    out = tmp_path / "hooks-v9.jsonl"
+    res = run(str(HOOKS_DIR / "decontaminate.py"), str(_hooks(tmp_path)),
+              str(_golden(tmp_path)), str(out), "--splits", "test,dev")
+    assert res.returncode == 0, res.stderr
+    kept = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert kept == [{"ref": "RD-1428/2003#art87.1.a", "questions": ["¿Luces en un túnel?"]}]
+    assert "2 questions dropped" in res.stdout
+
+
+def test_decontaminate_refuses_to_overwrite_its_input(tmp_path):
+    hooks = _hooks(tmp_path)
+    before = hooks.read_bytes()
+    res = run(str(HOOKS_DIR / "decontaminate.py"), str(hooks), str(_golden(tmp_path)), str(hooks))
+    assert res.returncode != 0 and "refusing to overwrite" in res.stderr
+    assert hooks.read_bytes() == before
+
+
+def test_promoted_hooks_are_clean_of_dev_and_test_questions():
+    from citavial.build.index.hooks import PROMOTED
+    sys.path.insert(0, str(HOOKS_DIR))
+    try:
+        import validate as hooks_validate
+    finally:
+        sys.path.pop(0)
+    golden = ROOT / "golden" / "golden-v2.jsonl"
+    errors = hooks_validate.contamination(str(HOOKS_DIR / PROMOTED[-1]), str(golden),
+                                          ("test", "dev"))
+    assert errors == []
+    # and the check can fail: the previous version still holds questions near dev ones
+    assert hooks_validate.contamination(str(HOOKS_DIR / "hooks-v2.jsonl"), str(golden),
+                                        ("test", "dev"))
