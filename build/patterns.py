@@ -348,13 +348,23 @@ OTHER_LICENCE = re.compile(r"\b(?:sacar(?:me|se)? el (?:carne|permiso)|obtener e
                            r"permiso de conduccion|carne de conducir|permiso de conducir|"
                            r"clase (?:b|a1|a2|am|c|d)\b|edad (?:minima )?para (?:conducir|sacar|obtener)|"
                            r"autoescuela|examen (?:teorico|practico)|canjear|canje|licencia de "
-                           r"conduccion|conductor novel|permiso b\b|carne b\b|\bl\b de novel)")
-OTHER_VEHICLES = re.compile(r"\b(?:itv|inspeccion tecnica|matricul\w*|transferencia|cambio de "
-                            r"titular|permiso de circulacion|ficha tecnica|etiqueta (?:ambiental|"
-                            r"eco|cero|b|c)|distintivo ambiental|baja del vehiculo|homologa\w*|"
-                            r"certificado de caracteristicas)\b")
+                           r"conduccion|conductor novel|permiso b\b|carne b\b|\bl\b de novel|"
+                           # "carnet" is never the Reglamento's word; "¿qué permiso necesito?"
+                           r"carnet|(?:que|un|el) (?:permiso|carne) (?:necesit|hace falta|se "
+                           r"necesita|tengo|tiene)\w*|permiso (?:especial )?para conducir|"
+                           r"(?:necesit|hace falta)\w* (?:un |el )?(?:permiso|carne)\b(?! de circulacion))")
+# Not "matrícula" nor "homologado": the plate's lighting and approved helmets, seats and vests
+# are this Reglamento's; registering a vehicle and approving its type are not.
+OTHER_VEHICLES = re.compile(r"\b(?:itv|inspeccion tecnica|matricular\w*|matriculacion|transferencia|"
+                            r"cambio de titular|permiso de circulacion|ficha tecnica|etiqueta "
+                            r"(?:ambiental|eco|cero|b|c)|distintivo ambiental|baja del vehiculo|"
+                            r"homologacion de(?:l| un) (?:vehiculo|coche)|historicos?|certificado de "
+                            r"caracteristicas|(?:vend\w*|compr\w*) (?:el|mi|su|"
+                            r"un) (?:coche|vehiculo|turismo|moto))\b")
 OTHER_INSURANCE = re.compile(r"\b(?:seguro obligatorio|aseguradora|poliza|seguro del coche|"
-                             r"seguro a terceros|todo riesgo|consorcio de compensacion|sin seguro)\b")
+                             r"seguro a terceros|todo riesgo|consorcio de compensacion|sin seguro|"
+                             # "tener seguro", "qué seguro…", but not "estar seguro de que…"
+                             r"(?:tener|tengo|tiene|que|un|el) seguro\b(?! de que)|responsabilidad civil)\b")
 OTHER_PENAL = re.compile(r"\b(?:codigo penal|delito|carcel|prision|pena de|antecedentes penales|"
                          r"juicio rapido)\b")
 

@@ -87,9 +87,30 @@ def test_emphasis_patterns(pattern, text, found):
     (P.OTHER_VEHICLES, "¿cada cuanto hay que pasar la itv?"),
     (P.OTHER_INSURANCE, "¿es obligatorio el seguro obligatorio del remolque?"),
     (P.OTHER_PENAL, "¿es delito conducir sin permiso?"),
-], ids=["points", "fines", "licence", "itv", "insurance", "penal"])
+    (P.OTHER_LICENCE, "Con el carnet B, ¿puedo enganchar un remolque de más de 750 kg?"),
+    (P.OTHER_LICENCE, "¿Qué permiso necesita para llevar un turismo con remolque?"),
+    (P.OTHER_LICENCE, "¿Necesito un permiso especial para conducir un tractor?"),
+    (P.OTHER_VEHICLES, "Tras vender su coche, ¿en qué plazo debe comunicarlo?"),
+    (P.OTHER_VEHICLES, "¿Qué requisitos tiene un coche para ser considerado histórico?"),
+    (P.OTHER_INSURANCE, "¿Tengo que tener seguro aunque el coche esté aparcado?"),
+    (P.OTHER_INSURANCE, "¿Es obligatorio un seguro de responsabilidad civil en bici?"),
+], ids=["points", "fines", "licence", "itv", "insurance", "penal", "carnet", "which-licence",
+        "licence-for", "selling", "historic", "having-insurance", "civil-liability"])
 def test_other_norm_patterns(pattern, text):
     assert pattern.search(fold(text))
+
+
+@pytest.mark.parametrize("text", [
+    "¿Tiene que ir iluminada la matrícula de noche?",            # art. 100.3, the plate's light
+    "¿Un niño puede ir sin silla homologada en un taxi?",        # art. 117: approved seats
+    "¿Es obligatorio el casco homologado en ciclomotor?",         # art. 118
+    "Si no estoy seguro de que me vean, ¿puedo avisar con el claxon?",
+    "¿Puedo conducir con auriculares?",
+], ids=["plate-light", "approved-seat", "approved-helmet", "sure-of", "headphones"])
+def test_other_norm_patterns_leave_this_regulations_questions(text):
+    assert not any(p.search(fold(text)) for p in (P.OTHER_POINTS, P.OTHER_FINES, P.OTHER_LICENCE,
+                                                  P.OTHER_VEHICLES, P.OTHER_INSURANCE,
+                                                  P.OTHER_PENAL))
 
 
 # --- reading a question -------------------------------------------------------------------------
@@ -138,6 +159,21 @@ def test_a_lead_in_alone_is_never_the_answer():
     q = read_question("¿Está prohibido adelantar?")
     span = select(q, [LEAD, ITEM_A], IDF, lambda ref: [], lambda ref: None)
     assert span is not None and span.main.ref == ITEM_A.ref
+
+
+def test_meaning_similarity_chooses_between_equal_clauses_but_does_not_score():
+    # both items cover the question's words equally; the similarity tells them apart, and the
+    # score the gate reads is the words' alone, whichever is chosen
+    q = read_question("¿Se puede adelantar?")
+    none = lambda ref: None   # noqa: E731
+    plain = select(q, [ITEM_A, ITEM_B], IDF, lambda ref: [], none, [1.0, 1.0])
+    to_b = select(q, [ITEM_A, ITEM_B], IDF, lambda ref: [], none, [1.0, 1.0],
+                  semantic=[0.1, 0.9])
+    to_a = select(q, [ITEM_A, ITEM_B], IDF, lambda ref: [], none, [1.0, 1.0],
+                  semantic=[0.9, 0.1])
+    assert plain is not None and to_b is not None and to_a is not None
+    assert (to_b.main.ref, to_a.main.ref) == (ITEM_B.ref, ITEM_A.ref)
+    assert to_b.score == to_a.score == plain.score
 
 
 SPEED = entry("RD-1428/2003#art48.1.a", "Turismos, motocicletas Camiones, furgonetas "

@@ -45,7 +45,7 @@ def test_layout_and_manifest():
     manifest = json.loads((dist / "index" / "manifest.json").read_text())
     assert manifest["schema"] == "citavial-index/1"
     assert manifest["counts"]["passages"] == len(passages())
-    assert manifest["counts"]["hooks"] > 5000 and manifest["hooks"] == "hooks-v2"
+    assert manifest["counts"]["hooks"] > 4800 and manifest["hooks"] == "hooks-v3"
     assert manifest["model"] == {"name": "citavial-static-v1", "bundled": True}
     assert (dist / "index" / "model" / "model.safetensors").is_file()
     assert asset(dist, "search-index.js").read_text().startswith("// citavial static search")
@@ -87,7 +87,7 @@ def test_exact_sign_code_reaches_the_top():
 
 def test_hits_carry_everything_the_worker_needs():
     r = load_retriever(built_dist()).search("¿Cuándo hay que usar el cinturón?", k=10)
-    assert len(r.hits) == 10 and r.backend == "bm25-expanded(hooks-v2)" and r.index_version
+    assert len(r.hits) == 10 and r.backend == "bm25-expanded(hooks-v3)" and r.index_version
     assert [h.rank for h in r.hits] == list(range(1, 11))
     # Scores fall within the rolled-up head (top 5) and within the rest, which may start
     # with a second apartado of a head article scoring above the 5th hit.
@@ -208,3 +208,12 @@ def test_embeddings_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("CITAVIAL_EMBEDDINGS", str(tmp_path / "missing-model"))
     with pytest.raises(BuildError, match="CITAVIAL_EMBEDDINGS"):
         build_index(passages()[:10], {}, HOOKS, tmp_path / "out")
+
+
+def test_similarity_tells_which_passage_is_about_the_question():
+    r = load_retriever(built_dist())
+    speed, phone, unknown = r.similarity("¿A qué velocidad máxima puede ir un turismo por "
+                                         "autopista?", ["RD-1428/2003#art48.1.a",
+                                                        "RD-1428/2003#art18.2",
+                                                        "RD-1428/2003#art999"])
+    assert speed > phone > 0 and unknown == 0.0

@@ -78,8 +78,8 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     retrieved = [e for e, _ in hits]
     candidates, priors = reader.expand(retrieved, [s for _, s in hits])
     entries = tuple(candidates)
-    span = (select(q, entries, reader.idf, reader.table, reader.lead_in, priors, reader.hooks)
-            if entries else None)
+    span = (select(q, entries, reader.idf, reader.table, reader.lead_in, priors, reader.hooks,
+                   reader.similarity(q.stem, entries)) if entries else None)
     cal = deps.calibration
     decision = decide(q.stem, dict(result.evidence), len(retrieved),
                       None if span is None else span.score, cal.gate, cal.thresholds)

@@ -39,10 +39,17 @@ class Reader:
         self.idf = idf_table([e.text for e in allowlist.entries.values()])
         self._table = getattr(retriever, "table", None)
         self._hooks = getattr(retriever, "hooks", None)
+        self._similarity = getattr(retriever, "similarity", None)
         self.linker = linker
 
     def __repr__(self) -> str:
         return f"Reader({len(self.known)} passages, links={'on' if self.linker else 'off'})"
+
+    def similarity(self, question: str, entries: Sequence[AllowlistEntry]) -> list[float] | None:
+        """Meaning-similarity of each entry to the question (None: the retriever has none)."""
+        if self._similarity is None:
+            return None
+        return list(self._similarity(question, [e.ref for e in entries]))
 
     def parent(self, ref: str) -> AllowlistEntry | None:
         p = parent_ref(ref, self.known)

@@ -26,8 +26,9 @@ from citavial.worker.question import EXCEPTION, NUMBER, YESNO, Question
 __all__ = ["Piece", "Cell", "Span", "select", "clauses", "coverage", "table_cells", "emphasis",
            "idf_table"]
 
-RETRIEVAL_WEIGHT = 1.0   # how much the retrieval's own score counts beside the words (chosen on dev)
+RETRIEVAL_WEIGHT = 2.0   # how much the retrieval's own score counts beside the words (chosen on dev)
 CLAUSE_SHARE = 0.3       # the clause's own coverage vs its passage's with its hooks (chosen on dev)
+SEMANTIC_WEIGHT = 1.0    # the passage's meaning-similarity to the question, in choosing only (dev)
 KIND_BONUS = 0.25        # the clause holds the kind of fact the question asks for
 LONG_WORDS = 45          # clauses longer than this lose a little (shortest span that settles it)
 MIN_HEADER = 0.5         # a table header must share at least one word with the question
@@ -127,10 +128,13 @@ def emphasis(text: str) -> tuple[tuple[int, int], ...]:
 def best_clause(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str, float],
                 weights: Sequence[float],
                 lead_in: Callable[[str], AllowlistEntry | None],
-                hooks: Callable[[str], Sequence[str]] = lambda ref: ()) -> tuple[Piece, float, int] | None:
+                hooks: Callable[[str], Sequence[str]] = lambda ref: (),
+                semantic: Sequence[float] | None = None) -> tuple[Piece, float, int] | None:
     """The best clause, its score and its entry's index. A clause that only introduces a list
-    ("Queda prohibido adelantar:") or is a bare designator is never an answer by itself."""
-    best: tuple[float, float, int, int, Piece] | None = None
+    ("Queda prohibido adelantar:") or is a bare designator is never an answer by itself.
+    ``semantic[i]`` (entry i's meaning-similarity to the question) helps choose the clause but
+    is not part of the score returned: the answer gate was calibrated on words alone."""
+    best: tuple[float, float, int, int, float, Piece] | None = None
     for i, e in enumerate(entries):
         lead = lead_in(e.ref)
         context = lead.text if lead is not None else ""
@@ -140,12 +144,13 @@ def best_clause(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str
             if text.rstrip().endswith(":") or len(P.WORDS.findall(text)) < 3:
                 continue
             s = score_clause(q, text, context if a == 0 else "", weights[i], idf, whole)
-            key = (round(s, 9), weights[i], -i, -a)
+            sem = SEMANTIC_WEIGHT * semantic[i] if semantic is not None else 0.0
+            key = (round(s + sem, 9), weights[i], -i, -a)
             if best is None or key > best[:4]:
-                best = (*key, Piece(e.ref, text, a, b))
+                best = (*key, s, Piece(e.ref, text, a, b))
     if best is None:
         return None
-    return best[4], best[0], -best[2]
+    return best[5], best[4], -best[2]
 
 
 def _header_score(q: Question, header: str) -> float:
@@ -186,7 +191,8 @@ def select(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str, flo
            table: Callable[[str], Sequence[Sequence[tuple[str, bool]]]],
            lead_in: Callable[[str], AllowlistEntry | None],
            weights: Sequence[float] | None = None,
-           hooks: Callable[[str], Sequence[str]] = lambda ref: ()) -> Span | None:
+           hooks: Callable[[str], Sequence[str]] = lambda ref: (),
+           semantic: Sequence[float] | None = None) -> Span | None:
     """The answer span among ``entries`` (retrieval order, then their neighbours), or None.
     ``lead_in(ref)`` is the passage that introduces a list item (…"son las siguientes:");
     ``weights[i]`` is entry i's retrieval score relative to the best one (0..1)."""
@@ -201,7 +207,7 @@ def select(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str, flo
                      + RETRIEVAL_WEIGHT * weights[rank])
             return Span(Piece(e.ref, e.text, 0, len(e.text)), score, rank,
                         lead_in=_whole(lead), cells=cells)
-    found = best_clause(q, entries, idf, weights, lead_in, hooks)
+    found = best_clause(q, entries, idf, weights, lead_in, hooks, semantic)
     if found is None:
         return None
     piece, score, rank = found

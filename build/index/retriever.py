@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from citavial.build.errors import BuildError
 from citavial.build.index.search import Searcher
 from citavial.build.models import SearchResult
@@ -43,6 +45,22 @@ class Retriever:
                 by_row.setdefault(row, []).append(q)
             self._hooks = {s.refs[r]: qs for r, qs in by_row.items()}
         return self._hooks.get(ref, [])
+
+    def similarity(self, question: str, refs: list[str]) -> list[float]:
+        """Each passage's meaning-similarity to ``question`` with the bundled static embeddings:
+        the cosine with the passage plus the best cosine with its hook questions (0 for a ref
+        not in the index). Words alone confuse passages that share them ("circular",
+        "vehículo"); this tells which one is about the question."""
+        s = self._searcher
+        qv = s.embedder.encode([question])[0]
+        hook_cos = s.hook_vecs @ qv
+        best = np.full(len(s.refs), 0.0, dtype=np.float64)
+        np.maximum.at(best, s.hook_passage, hook_cos.astype(np.float64))
+        out = []
+        for ref in refs:
+            row = s.ref_row.get(ref)
+            out.append(0.0 if row is None else float(s.passage_vecs[row] @ qv) + float(best[row]))
+        return out
 
     def table(self, ref: str) -> list[list[tuple[str, bool]]]:
         """A table passage's rows as [(cell text, is header), …] ([] for other passages)."""
