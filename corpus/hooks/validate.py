@@ -7,7 +7,9 @@ Usage:
 
 Checks (stdlib only):
   * every line is a JSON object {"ref": str, "questions": [str, ...]}
-  * every ref exists in the passages file, and no ref appears on two lines
+  * every ref exists in the passages file, and no ref appears on two lines;
+    an old ref of corpus/refs-renamed.json counts as its new ref (a published
+    hooks file is never edited; the build maps it the same way)
   * questions are non-empty strings; each ends with "?", is an exam stem with
     "..." for the blank, or is a short query (at most SHORT_QUERY_MAX_WORDS words)
   * no duplicate questions in the whole file (compared case-, accent- and
@@ -24,10 +26,14 @@ Exits 1 if any error was found, 0 otherwise.
 """
 import argparse
 import json
+import os
 import re
 import sys
 import unicodedata
 from collections import OrderedDict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RENAMES = os.path.join(HERE, "..", "refs-renamed.json")
 
 SHORT_QUERY_MAX_WORDS = 8
 DECONTAMINATION_JACCARD = 0.5
@@ -57,11 +63,16 @@ def load_passages(path):
     return passages
 
 
+def _golden_validate():
+    """Make golden/validate.py importable (one folding rule, one renames reader)."""
+    folder = os.path.join(HERE, "..", "..", "golden")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+
+
 def contamination(hooks_path, golden_path):
     """Errors for hook questions within DECONTAMINATION_JACCARD of a test question."""
-    import os
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                    "golden"))
+    _golden_validate()
     from validate import jaccard, normalize_tokens  # golden/validate.py: one folding rule
 
     from citavial.build.golden import split_of
@@ -97,8 +108,13 @@ def main(argv=None):
                     help="report units without hooks but do not fail")
     ap.add_argument("--golden", help="golden JSONL file whose test split the hooks must not "
                                      "come near (decontamination)")
+    ap.add_argument("--renames", default=RENAMES,
+                    help="old ref -> new ref table (default: corpus/refs-renamed.json)")
     args = ap.parse_args(argv)
 
+    _golden_validate()
+    from validate import load_renames  # golden/validate.py: the same reader as the golden set
+    renames = load_renames(args.renames)
     passages = load_passages(args.passages)
     units = OrderedDict()
     for ref, p in passages.items():
@@ -107,7 +123,7 @@ def main(argv=None):
     errors = []
     seen_refs = {}
     seen_q = {}
-    n_lines = n_questions = 0
+    n_lines = n_questions = n_renamed = 0
     with open(args.hooks, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
@@ -126,6 +142,8 @@ def main(argv=None):
             if not isinstance(ref, str) or not ref:
                 errors.append(f"line {n}: missing or empty 'ref'")
                 continue
+            n_renamed += ref in renames
+            ref = renames.get(ref, ref)
             if ref not in passages:
                 errors.append(f"line {n}: unknown ref {ref!r}")
             if ref in seen_refs:
@@ -160,6 +178,7 @@ def main(argv=None):
     print(f"questions: {n_questions}")
     print(f"units covered: {covered_units}/{len(units)}")
     print(f"passages covered: {len(covered)}/{len(passages)}")
+    print(f"renamed refs read: {n_renamed} (old names mapped by corpus/refs-renamed.json)")
     if uncovered_units:
         print(f"units without any hook ({len(uncovered_units)}):")
         for u in uncovered_units:
