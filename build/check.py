@@ -10,7 +10,9 @@ Three forms are recognised (README "Checking your own notes"):
 Each quote is judged by ``citavial.build.verify.check_quote`` on the regulation pages rendered by
 ``citavial.build.render`` (cached by corpus hash, see check_cache.py) — the very gate the build
 runs on our own guides. Citations inside code blocks and code spans are examples, not claims,
-and are skipped.
+and are skipped. A citation of a renamed ref (corpus/refs-renamed.json) fails with
+``ref-renamed``, naming the new ref; its quote is judged under the new ref, and ``--fix-links``
+rewrites the ref (in all three forms) when the quote passes there.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from citavial.build.verify import Pages, check_quote, reason_code
 NOTE_SUFFIXES = (".md", ".markdown")
 MALFORMED = "malformed"
 STALE_LINK = "stale-link"
+RENAMED = "ref-renamed"   # a gate reason (verify.REASONS) that --fix-links can repair
 # Codes `check` adds to the gate's own (verify.REASONS): a citation it cannot read, and a
 # --fix-links link that no longer lands on its quote.
 CHECK_REASONS = ((MALFORMED, "malformed citation"), (STALE_LINK, "stale link"))
@@ -69,6 +72,7 @@ class Result:
     code: str
     reason: str
     url: str = ""
+    renamed_to: str = ""   # a renamed ref's current name, when its quote passes under it
 
     @property
     def ok(self) -> bool:
@@ -171,6 +175,8 @@ def judge(found: Found, reg, pages: Pages) -> Result:
         return Result(found, MALFORMED, "malformed citation: write [«exact words»](cita:art48.1.a) "
                       "or «exact words» <!-- cita: art48.1.a --> (no « » [ ] inside the quote)")
     verdict = check_quote(reg, pages, found.citation)
+    if reason_code(verdict.reason) == RENAMED:
+        return _renamed(found, verdict.reason, reg, pages)
     if verdict.reason:
         return Result(found, reason_code(verdict.reason), verdict.reason)
     if found.form == "linked" and not _lands(found.link, verdict.url):
@@ -178,6 +184,17 @@ def judge(found: Found, reg, pages: Pages) -> Result:
                       f"proven deep link {markdown_url(verdict.url)}; run `citavial check "
                       "--fix-links`", verdict.url)
     return Result(found, "", "", verdict.url)
+
+
+def _renamed(found: Found, reason: str, reg, pages: Pages) -> Result:
+    """A renamed ref: fails with ``ref-renamed``, its quote judged under the new ref (a quote
+    that fails there fails with that reason, the rename named beside it)."""
+    new = reg.renames.current(found.citation.ref)
+    again = check_quote(reg, pages, replace(found.citation, ref=new))
+    if again.reason:
+        return Result(found, reason_code(again.reason), f"{again.reason} ({reason})")
+    return Result(found, RENAMED, f"{reason}; `citavial check --fix-links` rewrites it",
+                  again.url, new)
 
 
 def _lands(link: str, proven: str) -> bool:
@@ -223,14 +240,25 @@ def fixed_text(text: str, results: list[Result], base_url: str) -> tuple[str, in
     out, pos, n = [], 0, 0
     for r in sorted(results, key=lambda r: r.found.start):
         f = r.found
-        if f.form not in ("link", "linked") or r.code not in ("", STALE_LINK):
+        if f.form == "comment" and r.code == RENAMED:
+            new = _comment_with_ref(text[f.start:f.end], _short(r.renamed_to))
+        elif f.form in ("link", "linked") and r.code in ("", STALE_LINK, RENAMED):
+            url = base_url + markdown_url(r.url)
+            ref = _short(r.renamed_to or f.citation.ref)
+            new = f'[«{f.citation.quote}»]({url} "cita:{ref}")'
+        else:
             continue
-        url = base_url + markdown_url(r.url)
-        new = f'[«{f.citation.quote}»]({url} "cita:{_short(f.citation.ref)}")'
         n += new != text[f.start:f.end]
         out += [text[pos:f.start], new]
         pos = f.end
     return "".join(out) + text[pos:], n
+
+
+def _comment_with_ref(written: str, ref: str) -> str:
+    """A comment-form citation as written, with its ref replaced (nothing else touched)."""
+    m = CITATION_COMMENT.fullmatch(written)
+    assert m is not None, written
+    return written[:m.start("ref")] + ref + written[m.end("ref"):]
 
 
 def _short(ref: str) -> str:
@@ -257,8 +285,9 @@ def fix_links(report: Report, texts: dict[Path, str], base_url: str) -> dict[Pat
 
 
 def settle_fixed(report: Report, fixed: dict[Path, int]) -> Report:
-    """The report after --fix-links: a stale link in a file just rewritten now lands."""
+    """The report after --fix-links: a stale link or a renamed ref in a file just rewritten is
+    now right."""
     done = {str(p) for p in fixed}
     return replace(report, results=tuple(
-        replace(r, code="", reason="") if r.code == STALE_LINK and r.found.citation.file in done
-        else r for r in report.results))
+        replace(r, code="", reason="") if r.code in (STALE_LINK, RENAMED)
+        and r.found.citation.file in done else r for r in report.results))

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from citavial.build.corpus import verify_corpus
 from citavial.build.models import Regulation
+from citavial.build.renames import with_renames
 
 _BUILD_CODE = Path(__file__).resolve().parent
 REGULATION_FILE = "regulation.pickle"
@@ -58,8 +59,8 @@ def site_for_check(corpus: Path, site_src: Path, as_of: date,
     root = Path(cache_dir) if cache_dir else cache_root()
     folder = root / f"check-{cache_key(info.sha256, info.metadatos_path, site_src, as_of)}"
     reg = _load(folder / REGULATION_FILE)
-    if reg is not None:
-        return reg, folder
+    if reg is not None:   # the renames are read afresh: they are not part of the cache key
+        return with_renames(reg, Path(corpus)), folder
     from citavial.build.atomic import staged_dir
     from citavial.build.ingest import ingest
     from citavial.build.render import render
@@ -68,7 +69,7 @@ def site_for_check(corpus: Path, site_src: Path, as_of: date,
         render(reg, Path(site_src), stage)
         (stage / REGULATION_FILE).write_bytes(pickle.dumps(reg, protocol=pickle.HIGHEST_PROTOCOL))
     _prune(root, keep=folder)
-    return reg, folder
+    return with_renames(reg, Path(corpus)), folder
 
 
 def _load(path: Path) -> Regulation | None:

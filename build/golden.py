@@ -10,6 +10,9 @@ The rule was written down before any figure on the new questions was seen, and i
 ``dev`` is for tuning, calibrating and reading failures; ``test`` is sealed — only reported. Code
 that tunes reads ``load_golden(..., split="dev")`` and nothing else (tests/test_golden.py proves the
 tuning output does not change when the test questions are removed).
+
+Golden files are append-only, so a question written against a ref that was later renamed keeps
+its old ref on disk; ``load_golden`` maps it to the current ref (``citavial.build.renames``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from citavial.build import paths
 from citavial.build.errors import BuildError
+from citavial.build.renames import Renames, load_renames
 from citavial.build.text import iter_jsonl
 
 LAST_V1_ID = 381
@@ -56,14 +61,18 @@ class Question:
         return f"Question({self.id}, {self.split}, {self.question[:30]!r})"
 
 
-def load_golden(path: Path, split: str | None = None) -> tuple[Question, ...]:
-    """The questions of ``path`` (all, or one split), in file order."""
+def load_golden(path: Path, split: str | None = None,
+                renames: Renames | None = None) -> tuple[Question, ...]:
+    """The questions of ``path`` (all, or one split), in file order, their expected refs under
+    their current names (``renames``, default: the project corpus's refs-renamed.json)."""
     if split is not None and split not in SPLITS:
         raise BuildError(f"split {split!r}", "is not a golden split", f"use one of {SPLITS}")
+    renames = load_renames(paths.CORPUS) if renames is None else renames
     out = []
     for lineno, o in iter_jsonl(Path(path)):
         try:
-            q = Question(o["id"], o["question"], tuple(o["expected"]), o["topic"], o["kind"],
+            expected = tuple(renames.current(r) for r in o["expected"])
+            q = Question(o["id"], o["question"], expected, o["topic"], o["kind"],
                          o.get("style", "plain"), o.get("answer", ""), o.get("negative", ""),
                          split_of(o["id"]))
         except (KeyError, TypeError, AttributeError) as err:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
+from citavial.build.renames import Renames
+
 NORM = "RD-1428/2003"  # the ref prefix of every passage of this regulation
 
 # Unit and passage status. Only IN_FORCE text is citable.
@@ -188,6 +190,7 @@ class Regulation:
     initial_notes: tuple[Note, ...] = field(default=())
     preamble: tuple[str, ...] = field(default=())
     inactive: tuple[Unit, ...] = field(default=())  # expired or not yet in force on as_of
+    renames: Renames = field(default=Renames())     # old refs of passages (corpus/refs-renamed.json)
 
     def unit(self, ref: str) -> Unit:
         for u in self.units:

@@ -29,6 +29,14 @@ ORDINAL = re.compile(r"^(\d{1,2})\.([ºª])(?=\s|$)\s*")
 # A paragraph that is only a designator, e.g. "a)" followed by a table.
 LABEL_ONLY = re.compile(r"^(?:[a-zñ]\)|\d{1,3}\.|\d{1,2}\.[ºª])$")
 
+# A paragraph that opens quoted text of another norm: "«62. Autovía. …", "«75. Vía para …" (the
+# Real Decreto's disposición final primera rewrites definitions of the Ley sobre Tráfico). Inside
+# the quotation, "76. Vía interurbana." is the quoted law's numbering, not an apartado; the
+# quotation may close (») on a later paragraph. Not an inline quote: "… el concepto «vía rápida»".
+QUOTATION_START = re.compile(r"^«")
+# The guillemets counted to find the paragraph where a quotation closes.
+GUILLEMET = re.compile(r"[«»]")
+
 # --- repealed / suppressed text -------------------------------------------------------------
 
 # "(Derogado)." — a unit or paragraph whose whole text is this has no wording in force.

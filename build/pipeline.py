@@ -30,6 +30,7 @@ from citavial.build.practice import bank_json, read_bank
 from citavial.build.practice import prose_items as practice_prose
 from citavial.build.prose import check_prose
 from citavial.build.refs import RefError, parse_ref
+from citavial.build.renames import with_renames
 from citavial.build.render import ExtraPage, render, render_pages, spanish_date
 from citavial.build.signs import catalogue, groups, signs_json
 from citavial.build.verify import Pages, check_quote, gate_counts, verify
@@ -51,7 +52,7 @@ RECENT_CHANGE_DAYS = 365
 def load_regulation(corpus_dir: Path, as_of: date) -> Regulation:
     """Verify the corpus hashes, then ingest it for ``as_of``."""
     info = verify_corpus(Path(corpus_dir))
-    return ingest(info.texto_path, info.metadatos_path, as_of)
+    return with_renames(ingest(info.texto_path, info.metadatos_path, as_of), Path(corpus_dir))
 
 
 def write_json(path: Path, obj) -> None:

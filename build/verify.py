@@ -35,6 +35,7 @@ ROW_SEPARATOR = " | "  # a quote of consecutive table cells of one row: "Autopis
 # QuoteCheck message below has a code, and the check fixtures produce every one.
 REASONS: tuple[tuple[str, str], ...] = (
     ("ref-unknown", "ref unknown"),
+    ("ref-renamed", "ref renamed"),
     ("ref-repealed", "ref repealed"),
     ("too-short", "too short to be meaningful"),
     ("row-not-found", "table row not found"),
@@ -106,6 +107,10 @@ def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
     unit = unit_of(reg, cit.ref)
     blocks = subtree(unit, cit.ref) if unit else []
     if unit is None or (not blocks and cit.ref != unit.ref):
+        if moved := reg.renames.get(cit.ref):
+            return QuoteCheck(cit, f"ref renamed: {fragment(cit.ref)} is now "
+                                   f"{fragment(moved.new)} (since {moved.since}, "
+                                   f"corpus/refs-renamed.json); cite {fragment(moved.new)}")
         return QuoteCheck(cit, f"ref unknown: {cit.ref} is not a passage of RD 1428/2003")
     if not blocks:   # a unit whose text is only headings or images (e.g. anexoIV)
         return QuoteCheck(cit, f"ref unknown: {cit.ref} has no citable passage on {unit.page}")

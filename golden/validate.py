@@ -4,14 +4,16 @@
 Usage:
     python golden/validate.py golden/golden-v1.jsonl /tmp/citavial-passages.jsonl
     python golden/validate.py golden/golden-v2.jsonl PASSAGES --base golden/golden-v1.jsonl
+    python golden/validate.py GOLDEN PASSAGES --renames corpus/refs-renamed.json   (the default)
 
 Checks (any failure -> exit status 1):
   * every non-empty line is a JSON object; no blank lines inside the file
   * required keys present, no unknown keys, correct types
   * ids are unique and look like "g0001"
   * kind is "positive" or "negative"
-  * positives: 1-3 distinct expected refs, all present in the passages file,
-    topic from the fixed topic list, no "negative" key
+  * positives: 1-3 distinct expected refs, all present in the passages file
+    (an old ref of corpus/refs-renamed.json counts as its new ref: published
+    lines are never edited), topic from the fixed topic list, no "negative" key
   * negatives: expected == [], a valid "negative" reason, a "note" for
     other_law near misses
   * at least 25 % negatives, plus the coverage minimums of the set
@@ -32,6 +34,9 @@ import re
 import sys
 import unicodedata
 from collections import Counter
+from pathlib import Path
+
+RENAMES = Path(__file__).resolve().parent.parent / "corpus" / "refs-renamed.json"
 
 POSITIVE_TOPICS = {
     "velocidad",
@@ -113,6 +118,29 @@ def load_passages(path: str) -> dict[str, str]:
     return refs
 
 
+def load_renames(path: str | Path = RENAMES) -> dict[str, str]:
+    """{old ref: current ref} from a citavial-ref-renames/1 file (chains followed); {} if the
+    file does not exist. The build reads the same file (citavial.build.renames)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        sys.exit(f"renames file {path}: unreadable ({exc})")
+    if not isinstance(doc, dict) or doc.get("schema") != "citavial-ref-renames/1":
+        sys.exit(f"renames file {path}: not a citavial-ref-renames/1 document")
+    step = {old: entry["new"] for old, entry in doc["renames"].items()}
+    out = {}
+    for old in step:
+        new, seen = step[old], {old}
+        while new in step and new not in seen:
+            seen.add(new)
+            new = step[new]
+        out[old] = new
+    return out
+
+
 def is_annex(unit: str) -> bool:
     return unit.split("#", 1)[-1].startswith("anexo")
 
@@ -139,8 +167,10 @@ def load_lines(path: str, errors: list[str]) -> list[tuple[int, dict]]:
     return records
 
 
-def check_record(lineno: int, obj: dict, refs: dict[str, str], errors: list[str]) -> bool:
-    """Validate one record; return True if it is structurally usable."""
+def check_record(lineno: int, obj: dict, refs: dict[str, str], errors: list[str],
+                 renames: dict[str, str] | None = None) -> bool:
+    """Validate one record; return True if it is structurally usable. An expected ref is
+    looked up under its current name (``renames``)."""
     where = f"line {lineno} ({obj.get('id', '?')})"
     missing = REQUIRED_KEYS - obj.keys()
     if missing:
@@ -168,8 +198,10 @@ def check_record(lineno: int, obj: dict, refs: dict[str, str], errors: list[str]
         if len(set(exp)) != len(exp):
             errors.append(f"{where}: duplicate refs in expected")
         for ref in exp:
-            if ref not in refs:
-                errors.append(f"{where}: expected ref not in passages file: {ref}")
+            current = (renames or {}).get(ref, ref)
+            if current not in refs:
+                renamed = f" (renamed {current})" if current != ref else ""
+                errors.append(f"{where}: expected ref not in passages file: {ref}{renamed}")
         if "negative" in obj:
             errors.append(f"{where}: positive must not carry a 'negative' reason")
         if obj["topic"] not in POSITIVE_TOPICS:
@@ -217,9 +249,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("golden", help="golden JSONL file")
     parser.add_argument("passages", help="passages JSONL file (source of truth for refs)")
     parser.add_argument("--base", help="previous published golden file that must be included unchanged")
+    parser.add_argument("--renames", default=str(RENAMES),
+                        help="old ref -> new ref table (default: corpus/refs-renamed.json)")
     args = parser.parse_args(argv)
 
     refs = load_passages(args.passages)
+    renames = load_renames(args.renames)
     errors: list[str] = []
     records = load_lines(args.golden, errors)
 
@@ -232,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                 errors.append(f"line {lineno}: duplicate id {oid} (first at line {seen_ids[oid]})")
             else:
                 seen_ids[oid] = lineno
-        if check_record(lineno, obj, refs, errors):
+        if check_record(lineno, obj, refs, errors, renames):
             valid.append((lineno, obj))
 
     # Near-duplicate questions.
@@ -257,8 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     positives = [o for _, o in valid if o["kind"] == "positive"]
     negatives = [o for _, o in valid if o["kind"] == "negative"]
     reasons = Counter(o.get("negative") for o in negatives)
-    units = {refs[r] for o in positives for r in o["expected"] if r in refs}
-    annex_pos = [o for o in positives if any(is_annex(refs.get(r, "")) for r in o["expected"])]
+    expected = {o["id"]: [renames.get(r, r) for r in o["expected"]] for o in positives}
+    units = {refs[r] for o in positives for r in expected[o["id"]] if r in refs}
+    annex_pos = [o for o in positives if any(is_annex(refs.get(r, "")) for r in expected[o["id"]])]
     topics = Counter(o["topic"] for o in positives)
     total = len(records)
     ratio = len(negatives) / total if total else 0.0
@@ -283,7 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {reason + ':':<20}{reasons.get(reason, 0)}")
     print(f"annex positives:    {len(annex_pos)}")
     print(f"distinct units:     {len(units)}")
-    print(f"distinct refs:      {len({r for o in positives for r in o['expected']})}")
+    print(f"distinct refs:      {len({r for rs in expected.values() for r in rs})}")
+    renamed = sum(r in renames for rs in (o["expected"] for o in positives) for r in rs)
+    print(f"renamed refs read:  {renamed} (old names mapped by {Path(args.renames).name})")
     styles = Counter(o.get("style", "plain") for _, o in valid)
     print("lines by style:     " + ", ".join(f"{k} {v}" for k, v in sorted(styles.items())))
     print("positives by topic:")

@@ -19,7 +19,7 @@ ln -s "$PWD/worker" "$tree/citavial/worker"
 (cd "$tree" && PYTHONPATH="$tree" "$OLDPWD/.venv/bin/lint-imports" --config "$OLDPWD/pyproject.toml")
 (cd "$tree" && MYPYPATH="$tree" "$OLDPWD/.venv/bin/mypy" --config-file "$OLDPWD/pyproject.toml" \
     --cache-dir "$tree/.mypy_cache" \
-    -p citavial.build.models -p citavial.build.text -p citavial.build.verify \
+    -p citavial.build.models -p citavial.build.renames -p citavial.build.text -p citavial.build.verify \
     -p citavial.build.fragments -p citavial.build.paths -p citavial.build.web \
     -p citavial.worker.static -p citavial.worker.answer -p citavial.worker.span \
     -p citavial.worker.question -p citavial.worker.decide -p citavial.worker.options \

@@ -29,7 +29,7 @@ EXPECTED = {3: "ref-unknown", 4: "ref-unknown", 5: "ref-repealed", 6: "too-short
             7: "row-not-found", 8: "row-ambiguous", 9: "row-spans-passages", 10: "ambiguous",
             11: "outside-passage", 12: "outside-passage", 13: "not-literal", 14: "not-literal",
             15: "straddles-blocks", 16: "not-word-bounded", 17: "not-found", 18: "malformed",
-            19: "stale-link", 20: "ref-unknown"}
+            19: "stale-link", 20: "ref-unknown", 21: "ref-renamed"}
 # Unreachable on the real corpus: every run of 2–5 consecutive blocks on every in-force page
 # was tried as a row quote and each one that is found gets a text-fragment link.
 UNREACHABLE = {"row-not-selectable"}
@@ -62,7 +62,11 @@ def test_bad_notes_json_every_reason(capsys, cache):
     assert got == EXPECTED
     known = {c for c, _ in verify.REASONS} | {c for c, _ in CHECK_REASONS}
     assert set(got.values()) == known - UNREACHABLE
-    assert all(r["reason"] and not r["url"] for r in doc["results"] if r["code"] != "stale-link")
+    assert all(r["reason"] and not r["url"] for r in doc["results"]
+               if r["code"] not in ("stale-link", "ref-renamed"))
+    renamed = next(r for r in doc["results"] if r["code"] == "ref-renamed")
+    assert renamed["reason"].startswith("ref renamed: rd.df1.77 is now rd.df1.3.p4 (since ")
+    assert renamed["url"].startswith("rd-df1.html#rd-df1-3-p4:~:text=")  # proven under the new ref
 
 
 @pytest.mark.parametrize("line, text", [
@@ -160,6 +164,29 @@ def test_fix_links_repairs_a_stale_link(capsys, cache, tmp_path):
     assert "](art82.html#art82-1:~:text=el%20adelantamiento" in note.read_text(encoding="utf-8")
 
 
+def test_fix_links_rewrites_a_renamed_ref_in_every_form(capsys, cache, tmp_path):
+    note = tmp_path / "nota.md"
+    quote = "Es toda vía pública situada dentro de poblado, excepto las travesías"
+    note.write_text(f"[«{quote}»](cita:rd.df1.77)\n"
+                    f"[«{quote}»](rd-df1.html#rd-df1-77 \"cita:RD-1428/2003#rd.df1.77\")\n"
+                    f"«{quote}»  <!--cita:rd.df1.77 -->\n"
+                    f"[«Es toda vía pública situada fuera de poblado»](cita:rd.df1.77)\n",
+                    encoding="utf-8")
+    code, out, _ = run(capsys, cache, note)
+    assert code == 1 and out.count("ref renamed: rd.df1.77 is now rd.df1.3.p4") == 4
+    assert "4:1: rd.df1.77 «Es toda vía pública situada fuera de poblado»: outside the cited " \
+           "passage" in out                      # judged under the new ref, the rename named
+    code, out, _ = run(capsys, cache, note, "--fix-links")
+    lines = note.read_text(encoding="utf-8").splitlines()
+    assert code == 1 and "rewrote 3 link(s) in 1 file(s)" in out
+    assert lines[0] == lines[1] and lines[0].startswith(f"[«{quote}»](rd-df1.html#rd-df1-3-p4:~:")
+    assert lines[0].endswith('"cita:rd.df1.3.p4")')
+    assert lines[2] == f"«{quote}»  <!--cita:rd.df1.3.p4 -->"    # only the ref is rewritten
+    assert lines[3].endswith("(cita:rd.df1.77)")                  # its quote fails: untouched
+    code, out, _ = run(capsys, cache, note)
+    assert "3 ok, 1 failed" in out
+
+
 def _write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
@@ -210,5 +237,5 @@ def test_console_script_subprocess(cache):
                            "--cache-dir", str(cache)], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert proc.returncode == 1, proc.stderr
-    assert proc.stdout.strip().splitlines()[-1].startswith("citavial check: 23 citation(s) in "
-                                                           "3 file(s), 5 ok, 18 failed")
+    assert proc.stdout.strip().splitlines()[-1].startswith("citavial check: 24 citation(s) in "
+                                                           "3 file(s), 5 ok, 19 failed")

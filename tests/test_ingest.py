@@ -162,3 +162,67 @@ def test_regulation_source(reg):
     assert reg.source.norm_id == "BOE-A-2003-23514"
     assert reg.source.consolidated == "2026-07-31"
     assert reg.source.eli == "https://www.boe.es/eli/es/rd/2003/11/21/1428"
+
+
+# rd.df1 (the Real Decreto's disposición final primera) rewrites definitions of the Ley sobre
+# Tráfico's annex, quoting them: "Dos. Se modifican …: «62. Autovía … c) ….»", "«64. …»",
+# "«66. …»", then "Tres. Se introducen …: «75. …", "76. …" … "80. ….»". The quoted numbers are
+# the other law's, so each quoted definition is a paragraph of the apartado that quotes it.
+DF1 = [("", "El anexo del texto articulado"), ("1", "Uno. Queda suprimido"),
+       ("2", "Dos. Se modifican"), ("2.p2", "«62. Autovía."), ("2.a", "a) Tener acceso"),
+       ("2.b", "b) No cruzar a nivel"), ("2.c", "c) Constar de distintas calzadas"),
+       ("2.p3", "«64. Carretera convencional."), ("2.p4", "«66. Travesía."),
+       ("3", "Tres. Se introducen"), ("3.p2", "«75. Vía para automóviles."),
+       ("3.p3", "76. Vía interurbana."), ("3.p4", "77. Vía urbana."),
+       ("3.p5", "78. Carretera."), ("3.p6", "79. Glorieta."),
+       ("3.p7", "80. Carril para vehículos con alta ocupación.")]
+
+
+def test_rd_df1_quoted_definitions_are_paragraphs_of_the_quoting_apartado(reg):
+    unit = reg.unit(f"{R}rd.df1")
+    got = [(b.ref, b.text) for b in unit.blocks if b.ref]
+    assert [r for r, _ in got] == [f"{R}rd.df1" + (f".{s}" if s else "") for s, _ in DF1]
+    assert all(text.startswith(start) for (_, text), (_, start) in zip(got, DF1))
+
+
+def test_rd_df1_keeps_every_word_of_the_xml(reg):
+    """Renumbering changes refs only: the passages are the XML's paragraphs, in order."""
+    from lxml import etree
+    bloque = next(b for b in etree.parse(str(TEXTO)).getroot().iter("bloque")
+                  if b.get("id") == "dfprimera")
+    paragraphs = [" ".join("".join(p.itertext()).split()) for p in bloque.iter("p")
+                  if p.get("class") != "articulo"]
+    unit = reg.unit(f"{R}rd.df1")
+    assert [b.text for b in unit.blocks if b.ref] == paragraphs
+    assert len(paragraphs) == 16
+
+
+def _para(text: str):
+    from citavial.build.models import Block
+    return Block(kind="paragraph", text=text, source_class="parrafo")
+
+
+@pytest.mark.parametrize("texts, refs", [
+    pytest.param(["1. Se modifica:", "«5. Uno. a) x", "b) y", "6. Dos.", "7. Tres.»", "2. Otro."],
+                 ["1", "1.p2", "1.b", "1.b.p2", "1.b.p3", "2"], id="closes-paragraphs-later"),
+    pytest.param(["Uno. Se modifica:", "«5. Definición.»", "«6. Otra.»", "Dos. Sigue."],
+                 ["1", "1.p2", "1.p3", "2"], id="word-apartados-around-quotes"),
+    pytest.param(["1. Texto «citado» en línea.", "2. Otro apartado."], ["1", "2"],
+                 id="inline-quote-changes-nothing"),
+    pytest.param(["1. Se añade:", "«Tres. Texto de otra norma.", "a) letra»", "b) propia"],
+                 ["1", "1.p2", "1.a", "1.b"], id="quoted-word-number-and-restored-path"),
+    pytest.param(["1. Dice:", "«a) uno «dos» tres", "4. cuatro»", "5. cinco"],
+                 ["1", "1.p2", "1.p3", "5"], id="nested-guillemets"),
+])
+def test_quotation_numbers_open_no_apartado(texts, refs):
+    from citavial.build.ingest.structure import assign_article_refs
+    out = assign_article_refs("U", [_para(t) for t in texts])
+    assert [b.ref for b in out] == ["U." + r for r in refs]
+    assert [b.text for b in out] == texts
+
+
+def test_a_quotation_that_never_closes_stops_the_build():
+    from citavial.build.errors import BuildError
+    from citavial.build.ingest.structure import assign_article_refs
+    with pytest.raises(BuildError, match="never closes"):
+        assign_article_refs("U", [_para("1. Dice:"), _para("«2. Sin cerrar."), _para("3. Más.")])

@@ -63,6 +63,38 @@ def test_label_only(text, ok):
     assert bool(P.LABEL_ONLY.match(text)) is ok
 
 
+# The real forms of rd.df1 (disposición final primera of the Real Decreto), which quotes
+# definitions of the Ley sobre Tráfico's annex.
+@pytest.mark.parametrize("text, opens, guillemets", [
+    pytest.param("«62. Autovía. Autovía es la carretera especialmente proyectada, construida y "
+                 "señalizada como tal que tiene las siguientes características:", True, "«",
+                 id="opens-spanning-quote"),
+    pytest.param("«64. Carretera convencional. Es toda carretera que no reúne las características "
+                 "propias de las autopistas, autovías y vías para automóviles.»", True, "«»",
+                 id="opens-and-closes"),
+    pytest.param("«75. Vía para automóviles. Toda vía reservada exclusivamente a la circulación "
+                 "de automóviles", True, "«", id="opens-75"),
+    pytest.param("76. Vía interurbana. Es toda vía pública situada fuera de poblado.", False, "",
+                 id="inside-quote"),
+    pytest.param("c) Constar de distintas calzadas para cada sentido de circulación, separadas "
+                 "entre sí, salvo en puntos singulares o con carácter temporal, por una franja de "
+                 "terreno no destinada a la circulación, o por otros medios.»", False, "»",
+                 id="closes-on-letter"),
+    pytest.param("80. Carril para vehículos con alta ocupación. Es aquel especialmente reservado "
+                 "o habilitado para la circulación de los vehículos con alta ocupación.»", False,
+                 "»", id="closes-on-80"),
+    pytest.param("Uno. Queda suprimido el concepto básico «vía rápida» contenido en el apartado 63 "
+                 "del anexo.", False, "«»", id="inline-quote"),
+    pytest.param("marcha ciclista», sin que en ningún caso exceda la anchura del vehículo.", False,
+                 "»", id="stray-close"),
+    pytest.param('"2. Queda prohibido conducir y utilizar cascos o auriculares', False, "",
+                 id="straight-quotes-in-notes"),
+])
+def test_quotation_start_and_guillemets(text, opens, guillemets):
+    assert bool(P.QUOTATION_START.match(text)) is opens
+    assert "".join(P.GUILLEMET.findall(text)) == guillemets
+
+
 @pytest.mark.parametrize("text, pattern, ok", [
     pytest.param("(Derogado).", P.REPEALED, True, id="derogado-art51"),
     pytest.param("(Derogada)", P.REPEALED, True, id="derogada"),

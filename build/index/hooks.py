@@ -2,7 +2,9 @@
 
 A user question is matched question-to-question (BM25 over the hook questions, and cosine of
 their embeddings); a passage scores the best of its hooks. Hooks are versioned data in
-corpus/hooks/hooks-vN.jsonl; the version in use is part of the index's backend name.
+corpus/hooks/hooks-vN.jsonl; the version in use is part of the index's backend name. A published
+version is never edited, so a hook written for a ref that was later renamed is mapped to the
+current ref when it is read (corpus/refs-renamed.json, ``citavial.build.renames``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 
 from citavial.build import paths
 from citavial.build.errors import BuildError
+from citavial.build.renames import Renames, load_renames
 
 # The promoted versions: the ones the search uses, together. A version is promoted only if
 # `citavial eval --split dev` improves with it. hooks-v2 (v1's questions plus 2,870 written
@@ -67,23 +70,27 @@ def _parse_line(path: Path, lineno: int, line: str) -> tuple[str, list[str]]:
     return ref, questions
 
 
-def load_hooks(path: Path | Sequence[Path], citable: set[str]) -> tuple[tuple[Hook, ...], int]:
+def load_hooks(path: Path | Sequence[Path], citable: set[str],
+               renames: Renames | None = None) -> tuple[tuple[Hook, ...], int]:
     """The hooks of ``path`` (one file or several, in order) whose ref is citable, in file
     order, and how many were skipped because their ref is not citable on this build's date (a
-    malformed line is an error)."""
+    malformed line is an error). A renamed ref counts as its new name (``renames``, default: the
+    refs-renamed.json of the corpus folder holding the hooks folder)."""
     if not isinstance(path, (str, Path)):
-        loaded = [load_hooks(p, citable) for p in path]
+        loaded = [load_hooks(p, citable, renames) for p in path]
         return tuple(h for hs, _ in loaded for h in hs), sum(n for _, n in loaded)
     path = Path(path)
     if not path.is_file():
         raise BuildError(str(path), "hooks file not found",
                          "restore it from git, or pass an existing corpus/hooks/hooks-vN.jsonl")
+    renames = load_renames(path.parent.parent) if renames is None else renames
     hooks: list[Hook] = []
     skipped = 0
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         ref, questions = _parse_line(path, lineno, line)
+        ref = renames.current(ref)
         if ref not in citable:
             skipped += len(questions)
             continue

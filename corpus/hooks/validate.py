@@ -7,7 +7,9 @@ Usage:
 
 Checks (stdlib only):
   * every line is a JSON object {"ref": str, "questions": [str, ...]}
-  * every ref exists in the passages file, and no ref appears on two lines
+  * every ref exists in the passages file, and no ref appears on two lines;
+    an old ref of corpus/refs-renamed.json counts as its new ref (a published
+    hooks file is never edited; the build maps it the same way)
   * questions are non-empty strings; each ends with "?", is an exam stem with
     "..." for the blank, or is a short query (at most SHORT_QUERY_MAX_WORDS words)
   * no duplicate questions in the whole file (compared case-, accent- and
@@ -27,10 +29,14 @@ Exits 1 if any error was found, 0 otherwise.
 """
 import argparse
 import json
+import os
 import re
 import sys
 import unicodedata
 from collections import OrderedDict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RENAMES = os.path.join(HERE, "..", "refs-renamed.json")
 
 SHORT_QUERY_MAX_WORDS = 8
 DECONTAMINATION_JACCARD = 0.5
@@ -60,16 +66,25 @@ def load_passages(path):
     return passages
 
 
+_GOLDEN_VALIDATE = []
+
+
+def _golden_validate():
+    """golden/validate.py: one folding rule, one renames reader. Loaded by path, once: both
+    files are named validate.py, so a plain import could find this one."""
+    if not _GOLDEN_VALIDATE:
+        import importlib.util
+        path = os.path.join(HERE, "..", "..", "golden", "validate.py")
+        spec = importlib.util.spec_from_file_location("golden_validate", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _GOLDEN_VALIDATE.append(module)
+    return _GOLDEN_VALIDATE[0]
+
+
 def golden_questions(golden_path, splits=("test",)):
     """(id, folded tokens) of each golden question of ``splits``: whole and stem alone."""
-    import importlib.util
-    import os
-    # golden/validate.py: one folding rule (loaded by path: both files are named validate.py)
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "golden",
-                        "validate.py")
-    spec = importlib.util.spec_from_file_location("golden_validate", path)
-    gv = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gv)
+    gv = _golden_validate()
     jaccard, normalize_tokens = gv.jaccard, gv.normalize_tokens
 
     from citavial.build.golden import split_of
@@ -118,8 +133,11 @@ def main(argv=None):
                                      "come near (decontamination)")
     ap.add_argument("--splits", default="test",
                     help="comma-separated golden splits to decontaminate against (default: test)")
+    ap.add_argument("--renames", default=RENAMES,
+                    help="old ref -> new ref table (default: corpus/refs-renamed.json)")
     args = ap.parse_args(argv)
 
+    renames = _golden_validate().load_renames(args.renames)  # the golden set's reader
     passages = load_passages(args.passages)
     units = OrderedDict()
     for ref, p in passages.items():
@@ -128,7 +146,7 @@ def main(argv=None):
     errors = []
     seen_refs = {}
     seen_q = {}
-    n_lines = n_questions = 0
+    n_lines = n_questions = n_renamed = 0
     with open(args.hooks, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
@@ -147,6 +165,8 @@ def main(argv=None):
             if not isinstance(ref, str) or not ref:
                 errors.append(f"line {n}: missing or empty 'ref'")
                 continue
+            n_renamed += ref in renames
+            ref = renames.get(ref, ref)
             if ref not in passages:
                 errors.append(f"line {n}: unknown ref {ref!r}")
             if ref in seen_refs:
@@ -181,6 +201,7 @@ def main(argv=None):
     print(f"questions: {n_questions}")
     print(f"units covered: {covered_units}/{len(units)}")
     print(f"passages covered: {len(covered)}/{len(passages)}")
+    print(f"renamed refs read: {n_renamed} (old names mapped by corpus/refs-renamed.json)")
     if uncovered_units:
         print(f"units without any hook ({len(uncovered_units)}):")
         for u in uncovered_units:
