@@ -106,3 +106,17 @@ def test_everyday_questions_name_no_sign():
     for q in ("velocidad máxima en autopista", "¿Puedo adelantar a un ciclista?", "peatones",
               "En esta calle no hay ninguna señal. ¿A qué velocidad máxima puedo ir?"):
         assert s.search(q, k=5).signs == (), q
+
+
+def test_cli_prints_the_sign_above_the_passages_and_in_json():
+    import io
+
+    from citavial.build.search_cli import _print_human, result_json
+    result = searcher().search("señal R-101", k=3)
+    out = io.StringIO()
+    _print_human(result, out)
+    first = out.getvalue().splitlines()[0]
+    assert first == " ▸ Señal R-101 · Entrada prohibida (nombre del catálogo anterior)"
+    doc = result_json(result)
+    assert doc["signs"][0]["code"] == "R-101" and doc["signs"][0]["match"] == "code"
+    assert doc["signs"][0]["name_in_force"] is False

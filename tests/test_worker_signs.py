@@ -101,3 +101,14 @@ def test_a_name_shared_with_a_marking_cites_its_definition(deps, signs):
 def test_other_questions_take_the_ordinary_path(question, deps):
     names, _ = run(question, deps)
     assert "sign" not in names and names[0] == "sources" and names[-1] == "done"
+
+
+def test_api_search_returns_the_signs_a_query_names(built_site):
+    from citavial.worker.app import create_app
+    from citavial.worker.serve import load_state
+    client = create_app(load_state(built_site, ask_per_minute=0)).test_client()
+    doc = client.get("/api/search", query_string={"q": "r101", "k": 3}).get_json()
+    assert doc["ok"] and doc["signs"][0] == {"code": "R-101", "name": "Entrada prohibida",
+                                             "url": "senales.html#senal-R-101",
+                                             "name_in_force": False, "match": "code"}
+    assert client.get("/api/search", query_string={"q": "luces de cruce"}).get_json()["signs"] == []
