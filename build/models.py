@@ -278,6 +278,39 @@ class SearchHit:
 
 
 @dataclass(frozen=True)
+class SignEntry:
+    """One code of the signs page (build/signs.py), as the search and the worker see it.
+
+    ``name`` is in-force text only for road markings (``name_in_force``: ANEXO I §5 defines
+    them in words, ``definition`` is that passage's ref); a vertical sign's name comes from the
+    previous (2003) catalogue and must never be shown as a quote. ``mentions``: refs of in-force
+    passages that mention the code."""
+
+    code: str             # "R-101"
+    name: str
+    group: str
+    url: str              # "senales.html#senal-R-101"
+    name_in_force: bool
+    definition: str       # ref of the defining passage, "" when the text in force has none
+    mentions: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"SignEntry({self.code})"
+
+
+@dataclass(frozen=True)
+class SignHit:
+    """A sign a question names by code or name (build/index/signmatch.py): not a citation, a
+    pointer to the signs page. ``how``: "code", "family" (P-13 → P-13a), "name", "partial"."""
+
+    sign: SignEntry
+    how: str
+
+    def __repr__(self) -> str:
+        return f"SignHit({self.sign.code} by {self.how})"
+
+
+@dataclass(frozen=True)
 class SearchResult:
     """A ranked list plus the retrieval evidence the worker's abstention gate reads."""
 
@@ -286,6 +319,7 @@ class SearchResult:
     backend: str          # e.g. "bm25+model2vec(citavial-static-v1)+hooks-v1"
     index_version: str
     evidence: tuple[tuple[str, float], ...] = ()   # named features, e.g. ("bm25_top", 12.3)
+    signs: tuple[SignHit, ...] = ()   # signs the question names, shown above the passages
 
     def __repr__(self) -> str:
         return f"SearchResult({self.query[:30]!r}, {len(self.hits)} hits)"

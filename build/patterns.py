@@ -124,6 +124,10 @@ SEARCH_SIGN = re.compile(r"\b([A-Z]{1,2})[-\u2011](\d{1,3}(?:\.\d{1,2})?[a-z]?)\
 # The same code in folded text (lexical.py and search.js), so "r-101" typed in lower case finds it:
 # "r-101", "m-6.3", "s-28a"; lookarounds, not \b, so that JavaScript's regex reads it alike.
 SEARCH_SIGN_CODE = re.compile(r"(?<!\w)([a-z]{1,2})[-\u2010\u2011](\d{1,3}(?:\.\d{1,2})?[a-z]?)(?!\w)")
+# A catalogue code as students type it, in folded text (build/index/signmatch.py and search.js):
+# "r-101", "r101", "r 101", "m-6.3", "p-13a", "s‑28" → ("r", "101"), … Only a code the catalogue
+# has (or the family of one: "p-13" → P-13a, P-13b) counts, so "a 3 m 2 veces" stays words.
+SIGN_QUERY_CODE = re.compile(r"(?<!\w)([prsm])[-\u2010\u2011 ]?(\d{1,3}(?:\.\d{1,2})?[a-z]?)(?!\w)")
 # A number, optionally followed by a unit: "50 km/h", "2,5 m", "3.500 kg", "0,5 gramos por litro".
 # "3.500" is a thousands separator (dots before groups of three digits); "2,5" a decimal comma.
 SEARCH_NUMBER = re.compile(

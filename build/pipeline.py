@@ -32,7 +32,7 @@ from citavial.build.prose import check_prose
 from citavial.build.refs import RefError, parse_ref
 from citavial.build.renames import with_renames
 from citavial.build.render import ExtraPage, render, render_pages, spanish_date
-from citavial.build.signs import catalogue, groups, signs_json
+from citavial.build.signs import catalogue, groups, sign_entries, signs_json
 from citavial.build.verify import Pages, check_quote, gate_counts, verify
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
@@ -153,7 +153,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         t4 = time.perf_counter()
         index_report = build_index(collect(reg), {e.ref: e.url for e in allowlist},
                                    promoted_hooks(Path(corpus_dir)), stage,
-                                   embeddings=corpus_model(Path(corpus_dir)))
+                                   embeddings=corpus_model(Path(corpus_dir)),
+                                   signs=sign_entries(signs_page.context["groups"]))
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of))
         write_json(stage / "web-report.json", web)
     t5 = time.perf_counter()

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from citavial.build import paths
 from citavial.build.atomic import write_text
 from citavial.build.errors import BuildError
-from citavial.build.models import SearchResult
+from citavial.build.models import SearchResult, SignEntry
 
 GOLDEN_DIR = paths.GOLDEN
 
@@ -30,7 +30,14 @@ JSON_SCHEMA = """--json prints one object (--batch: one per line, without "text"
                 "channels": {"bm25": int, "vector": int, "hooks": int} (each channel's rank of
                             this passage, 0 = not ranked; diagnostic),
                 "text": the passage's exact text}],
+   "signs": [{"code": "R-101", "name": str, "name_in_force": bool (false: the name comes from
+              the previous catalogue and is not a quote), "url": "senales.html#senal-R-101",
+              "definition": ref or "", "mentions": [ref], "match": "code" | "family" |
+              "name" | "partial"}] (signs the question names; shown above the passages),
    "evidence": {feature: float} (what the worker's abstention gate reads)}"""
+
+PREVIOUS = "nombre del catálogo anterior"   # a vertical sign's name is not in-force text
+IN_FORCE = "definida en el texto en vigor"
 
 
 def latest_golden(golden_dir: Path = GOLDEN_DIR) -> Path:
@@ -52,9 +59,20 @@ def result_json(result: SearchResult, with_text: bool = False) -> dict[str, Any]
         if with_text:
             hit["text"] = h.text
         hits.append(hit)
+    signs = [{"code": g.sign.code, "name": g.sign.name, "name_in_force": g.sign.name_in_force,
+              "url": g.sign.url, "definition": g.sign.definition,
+              "mentions": list(g.sign.mentions), "match": g.how} for g in result.signs]
     return {"query": result.query, "backend": result.backend,
-            "index_version": result.index_version, "results": hits,
+            "index_version": result.index_version, "results": hits, "signs": signs,
             "evidence": dict(result.evidence)}
+
+
+def sign_line(sign: SignEntry) -> str:
+    """"Señal R-101 · Entrada prohibida (nombre del catálogo anterior)" — the same words as
+    the static search page."""
+    kind = "Marca vial" if sign.code.startswith("M-") else "Señal"
+    return (f"{kind} {sign.code} · {sign.name} "
+            f"({IN_FORCE if sign.name_in_force else PREVIOUS})")
 
 
 def _load(dist: Path):
@@ -63,6 +81,8 @@ def _load(dist: Path):
 
 
 def _print_human(result: SearchResult, out: TextIO) -> None:
+    for g in result.signs:
+        print(f" ▸ {sign_line(g.sign)}\n    {g.sign.url}", file=out)
     print(f"{len(result.hits)} resultados · {result.backend} · índice {result.index_version}",
           file=out)
     for h in result.hits:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from citavial.build.ingest.blocks import read_version
 from citavial.build.ingest.versions import version_of
-from citavial.build.models import AllowlistEntry, Version
+from citavial.build.models import AllowlistEntry, SignEntry, Version
 from citavial.build.patterns import MARKING_DEFINITION, SIGN_CATALOGUE_CODE
 from citavial.build.safexml import parse_file
 
@@ -139,12 +139,21 @@ def groups(signs: list[Sign]) -> list[dict]:
             for i, (title, items) in enumerate(out.items())]
 
 
+def sign_entries(grouped: list[dict]) -> tuple[SignEntry, ...]:
+    """Every code as the search and the worker see it, in the signs page's order."""
+    return tuple(SignEntry(code=s.code, name=s.name, group=g["title"],
+                           url=f"senales.html#senal-{s.code}",
+                           name_in_force=s.definition is not None,
+                           definition=s.definition.ref if s.definition else "",
+                           mentions=tuple(m.ref for m in s.mentions))
+                 for g in grouped for s in g["signs"])
+
+
 def signs_json(grouped: list[dict]) -> dict:
     """Every code as data (for the search and other tools): where it is on the signs page, its
     name, group, whether the name is in-force text, and the refs of in-force passages about it."""
     return {"schema": "citavial-signs/1", "signs": [
-        {"code": s.code, "name": s.name, "group": g["title"], "url": f"senales.html#senal-{s.code}",
-         "name_in_force": s.definition is not None,
-         "definition": s.definition.ref if s.definition else "",
-         "mentions": [m.ref for m in s.mentions]}
-        for g in grouped for s in g["signs"]]}
+        {"code": e.code, "name": e.name, "group": e.group, "url": e.url,
+         "name_in_force": e.name_in_force, "definition": e.definition,
+         "mentions": list(e.mentions)}
+        for e in sign_entries(grouped)]}

@@ -28,11 +28,14 @@ def test_same_input_same_bytes(tmp_path):
 
     from citavial.build.index import promoted_hooks
     from citavial.build.index.embed import corpus_model
+    from citavial.build.index.signmatch import sign_entry
     site = built_dist()
     urls = {e["ref"]: e["url"] for e in
             json.loads((site / "allowlist.json").read_text(encoding="utf-8"))["entries"]}
+    signs = [sign_entry(o) for o in
+             json.loads((site / "senales.json").read_text(encoding="utf-8"))["signs"]]
     build_index(passages(), urls, promoted_hooks(CORPUS), tmp_path / "a",
-                embeddings=corpus_model(CORPUS))
+                embeddings=corpus_model(CORPUS), signs=signs)
     # the published site names the static index by its content hash (build/web/assets.py)
     published = asset(site, "search-index.js").relative_to(site).as_posix()
     index_files = {("search-index.js" if k == published else k): v

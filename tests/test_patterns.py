@@ -176,6 +176,19 @@ def test_sign_catalogue_code(text, codes):
     assert P.SIGN_CATALOGUE_CODE.findall(text) == codes
 
 
+@pytest.mark.parametrize("folded, codes", [
+    ("r-101", [("r", "101")]), ("señal r101", [("r", "101")]), ("r 101", [("r", "101")]),
+    ("r\u2011500", [("r", "500")]), ("m-6.3", [("m", "6.3")]), ("m-4.3a", [("m", "4.3a")]),
+    ("p-13a", [("p", "13a")]), ("s-28.", [("s", "28")]), ("¿s-28?", [("s", "28")]),
+    ("s-21.1 y r-2", [("s", "21.1"), ("r", "2")]), ("v-20", []), ("ar-101", []),
+    ("r-101b2", []), ("50 km/h", []), ("art. 101", []),
+], ids=["hyphen", "glued", "space", "nb-hyphen", "marking", "marking-letter", "letter",
+        "full-stop", "question", "two", "vehicle-sign", "two-letters", "glued-after",
+        "speed", "article"])
+def test_sign_query_code(folded, codes):
+    assert [m.groups() for m in P.SIGN_QUERY_CODE.finditer(folded)] == codes
+
+
 @pytest.mark.parametrize("text, name, codes", [
     ("– Marca de paso para peatones (M-4.3): una serie de líneas", "Marca de paso para peatones", "M-4.3"),
     ("● Cuadrícula (M-7.10): recuerda la prohibición", "Cuadrícula", "M-7.10"),

@@ -1,5 +1,6 @@
 """The static search page ranks exactly like `citavial search`: site_src/static/search.js, run
-under node on every golden question, returns the same top 10 as the Python searcher."""
+under node on every golden question and on sign queries, returns the same top 10 passages and the
+same signs (build/index/signmatch.py) as the Python searcher."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ from citavial.build.web.assets import asset
 RUNNER = ROOT / "tests" / "js" / "search_rank.js"
 EXTRA = ["artículo 48", "art. 104 luces", "señal R-101", "¿Puedo ir a 100?", "ÁMBAR  intermitente",
          "inadecuada velocidad", "120", "3.500 kg", "qué dice la imagen", "", "ñandú"]
+# Sign codes as students type them and as the XML writes them, and sign names.
+SIGN_QUERIES = ["R-101", "r101", "R 101", "r‑101", "m-6.3", "M-4.3a", "P-13a", "P-13", "S-28",
+                "¿Qué significa la señal R-1?", "señal S-28 y R-2", "M-6", "s 1", "x-101",
+                "señal de ceda el paso", "entrada prohibida", "calle residencial",
+                "¿Qué significa la señal de calle residencial?", "señal de stop", "marca de stop",
+                "señales de entrada prohibida a motocicletas", "marca longitudinal continua",
+                "Peatones", "señal peatones", "velocidad máxima", "velocidad máxima en autopista",
+                "¿Qué hay que hacer ante una señal de ceda el paso?", "a 3 m 2 veces"]
 
 
 @pytest.fixture(scope="module")
@@ -27,18 +36,34 @@ def node():
     return exe
 
 
-def test_static_page_ranks_like_the_cli_on_every_golden_question(built_site, node):
-    questions = [q.question for q in load_golden(ROOT / "golden" / "golden-v2.jsonl")]
-    questions += [q for q in EXTRA if q.strip()]
+def _run(node, built_site, questions):
     proc = subprocess.run([node, RUNNER, asset(built_site, "search-index.js"), "10"],
                           input="\n".join(json.dumps(q) for q in questions) + "\n",
                           capture_output=True, text=True, timeout=300, check=True)
-    js = [json.loads(line) for line in proc.stdout.splitlines()]
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_static_page_ranks_like_the_cli_on_every_golden_question(built_site, node):
+    questions = [q.question for q in load_golden(ROOT / "golden" / "golden-v2.jsonl")]
+    questions += [q for q in EXTRA + SIGN_QUERIES if q.strip()]
+    js = _run(node, built_site, questions)
     retriever = load_retriever(built_site)
     differ = []
     for q, got in zip(questions, js, strict=True):
-        want = [h.ref.split("#", 1)[1] for h in retriever.search(q, k=10).hits]
+        result = retriever.search(q, k=10)
+        want = {"refs": [h.ref.split("#", 1)[1] for h in result.hits],
+                "signs": [[g.sign.code, g.how] for g in result.signs]}
         if got != want:
-            differ.append((q, want[:3], got[:3]))
+            differ.append((q, want["refs"][:3], got["refs"][:3], want["signs"], got["signs"]))
     assert not differ, f"{len(differ)} of {len(questions)} differ, e.g. {differ[:3]}"
-    assert sum(1 for refs in js if refs) > 0.95 * len(questions)
+    assert sum(1 for r in js if r["refs"]) > 0.95 * len(questions)
+
+
+def test_sign_queries_find_signs_in_the_page_and_the_cli(built_site, node):
+    """The sign queries are not vacuous: the page finds the sign each one names."""
+    js = dict(zip(SIGN_QUERIES, _run(node, built_site, SIGN_QUERIES), strict=True))
+    firsts = {q: (r["signs"][0][0] if r["signs"] else None) for q, r in js.items()}
+    assert firsts["r101"] == firsts["R 101"] == firsts["r‑101"] == "R-101"
+    assert firsts["señal de ceda el paso"] == "R-1" and firsts["calle residencial"] == "S-28"
+    assert firsts["x-101"] is None and firsts["a 3 m 2 veces"] is None
+    assert js["S-28"]["refs"] == []          # no passage ranks art. 28 for "S-28"

@@ -8,17 +8,20 @@
 Each stage is a function over plain values; ``answer`` only sequences them, times them and turns
 their results into the events of the SSE contract (worker/README.md):
 ``sources`` → ``answer`` → [``token``* ``retract``*] → ``citations`` → ``done``, or
-``sources`` → ``abstain`` → ``done``. Links, quotes and spans come only from the allowlist.
+``sources`` → ``abstain`` → ``done``; a question about a sign itself ("¿Qué significa la señal
+R-101?") adds ``sign`` after ``sources`` (signs.py). Links, quotes and spans come only from the
+allowlist.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from citavial.build.models import AllowlistEntry, SearchResult
+from citavial.worker import signs
 from citavial.worker.allowlist import Allowlist
 from citavial.worker.calibration import Calibration
 from citavial.worker.cite import Reader, abstain_event, answer_event, citations_event, source
@@ -113,6 +116,10 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
     reader = deps.reader or Reader(deps.allowlist, deps.retriever)
     try:
         r = read(question, deps, reader)
+        sign = signs.plan(question, r.result, deps.allowlist)
+        if sign is not None:   # a question about a sign itself (worker/signs.py)
+            yield from _sign_reply(sign, r, deps, reader, lat, ms)
+            return
         retrieved = list(r.entries[:r.extra["retrieved"]])
         shown: list[AllowlistEntry] = {ANSWER: retrieved, UNSURE: retrieved[:SOURCES]}.get(
             r.decision.outcome, [])
@@ -141,6 +148,24 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
         trim = getattr(deps.model, "trim", None)
         if trim is not None:
             trim()   # after the last event: costs the client nothing
+
+
+def _sign_reply(plan: signs.SignPlan, r: Reading, deps: Deps, reader: Reader,
+                lat: dict[str, float | None], ms: Callable[[], float]) -> Iterator[Event]:
+    """``sources`` → ``sign`` → ``answer`` → ``citations`` → ``done`` for a road marking the
+    text in force defines; ``sources`` → ``sign`` → ``abstain`` → ``done`` otherwise."""
+    for name, data in signs.events(plan, reader, r.result.index_version):
+        if name == "sources":
+            lat["sources"] = ms()
+        elif name == "answer":
+            lat["first_token"] = ms()
+        yield name, data
+    lat["total"] = ms()
+    defined = plan.definition is not None
+    decision = Decision(ANSWER if defined else signs.SIGN, None, None, False)
+    done = _done(replace(r, span=None, decision=decision), deps,
+                 "extractive" if defined else "abstained", None, lat)
+    yield "done", {**done, "kind": "clause" if defined else None, "sign": plan.sign.code}
 
 
 def _done(r: Reading, deps: Deps, mode: str, summary: Lead | None,

@@ -163,7 +163,10 @@ def _search(state: WorkerState) -> Response:
         if entry is not None:   # only citable passages, with their allowlisted link
             hits.append({"rank": h.rank, "ref": h.ref, "label": entry.label, "url": entry.url,
                          "text": entry.text})
-    return Response(json.dumps({"ok": True, "query": q, "hits": hits,
+    signs = [{"code": g.sign.code, "name": g.sign.name, "url": g.sign.url,
+              "name_in_force": g.sign.name_in_force, "match": g.how}
+             for g in getattr(result, "signs", ())]
+    return Response(json.dumps({"ok": True, "query": q, "hits": hits, "signs": signs,
                                 "index_version": result.index_version,
                                 "backend": result.backend}, ensure_ascii=False),
                     mimetype="application/json")

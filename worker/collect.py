@@ -41,7 +41,7 @@ def collect(events: Iterable[tuple[str, dict]]) -> dict:
                     "message": None, "norm": None, "text": "", "answer": None, "citations": [],
                     "passages": [], "retractions": [], "sources": [], "latencies": {},
                     "model": None, "prompt": None, "index_version": None, "guard": None,
-                    "error": None, "events": 0}
+                    "error": None, "sign": None, "events": 0}
     for name, data in events:
         record["events"] += 1
         if name == "sources":
@@ -55,6 +55,8 @@ def collect(events: Iterable[tuple[str, dict]]) -> dict:
             retracted.add(data["s"])
             record["retractions"].append({"s": data["s"], "reason": data["reason"],
                                           "support": data["support"]})
+        elif name == "sign":
+            record["sign"] = data
         elif name == "abstain":
             record.update(outcome=data["outcome"], message=data["message"], norm=data["norm"],
                           passages=data["passages"])

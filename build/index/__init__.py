@@ -21,8 +21,9 @@ from citavial.build.index.embed import load_embedder
 from citavial.build.index.hooks import DEFAULT_HOOKS, hooks_version, load_hooks, promoted_hooks
 from citavial.build.index.lexical import build_lexical
 from citavial.build.index.search import Settings
+from citavial.build.index.signmatch import sign_json, sign_table
 from citavial.build.index.store import write_index
-from citavial.build.models import Passage
+from citavial.build.models import Passage, SignEntry
 
 __all__ = ["build_index", "collect", "promoted_hooks", "DEFAULT_HOOKS"]
 
@@ -73,13 +74,14 @@ def _backend(settings: Settings, model: str, hooks: str) -> str:
 def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
                 hooks_path: Path | Sequence[Path],
                 out_dir: Path, *, embeddings: str | None = None,
-                settings: Settings | None = None) -> str:
+                settings: Settings | None = None, signs: Sequence[SignEntry] = ()) -> str:
     """Write the search index of ``passages`` into ``out_dir``/index/ and the static-site
     index into ``out_dir``/search-index.js; return a one-line report.
 
     ``urls`` maps refs to deep links (dist/allowlist.json); a ref without one links to
     ``page#anchor``. ``embeddings`` names a model2vec model (default: $CITAVIAL_EMBEDDINGS,
-    then the bundled corpus/embeddings/citavial-static-v1).
+    then the bundled corpus/embeddings/citavial-static-v1). ``signs`` (build/signs.py) are the
+    codes and names a question can name (build/index/signmatch.py).
     """
     t0 = time.perf_counter()
     settings = settings or DEFAULT_SETTINGS
@@ -108,7 +110,8 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
                                 for p in passages if p.table is not None}},
         "terms": {"passages": list(bm.vocab), "hooks": list(hbm.vocab)},
         "hooks": {"questions": [h.question for h in hooks], "version": hv},
-        "lexical": build_lexical(passages, ctx, hooks),
+        "lexical": {**build_lexical(passages, ctx, hooks), **sign_table(signs)},
+        "signs": [sign_json(s) for s in signs],
     }
     arrays = {**_bm25_arrays("bm25", bm), **_bm25_arrays("hooks_bm25", hbm),
               "passage_vecs": pvec.astype(np.float16), "hook_vecs": hvec.astype(np.float16),

@@ -11,7 +11,9 @@ The ranking is defined on integers so that site_src/static/search.js reproduces 
 * analysis: the text module's fold (ñ kept), tokens of ``SEARCH_CLIENT_TOKEN``; numbers without
   thousands dots; words of two letters or more that are not stop words, Snowball-stemmed on the
   document side; "art./artículo" + number also gives the designator "art48", and a sign code
-  ("R-101", "m-6.3") the term "r-101";
+  ("R-101", "m-6.3") the term "r-101"; in a question, a code the sign catalogue knows, however
+  typed ("r101", "R 101": signmatch.py), gives its term(s) and its number is not a word of its
+  own (so "S-28" does not rank art. 28);
 * a question word maps to a stem through ``forms`` (every word seen in the documents); an unseen
   word falls back to the longest known stem that prefixes it (≥ ``MIN_PREFIX`` letters), then —
   for "inadecuada", "desobedecer" — to the same for the word without its negation prefix;
@@ -33,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from citavial.build import patterns as P
+from citavial.build.index import signmatch
 from citavial.build.index.bm25 import build_bm25
 from citavial.build.index.collect import groups
 from citavial.build.index.hooks import Hook
@@ -55,11 +58,11 @@ def _tokens(text: str) -> list[str]:
     return [m.group(0) for m in P.SEARCH_CLIENT_TOKEN.finditer(fold(text))]
 
 
-def _designators(text: str, tokens: list[str]) -> list[str]:
+def _designators(folded: str, tokens: list[str]) -> list[str]:
     """"art48" for "artículo 48", and sign codes ("r-101", "m-6.3") as terms of their own."""
     arts = [f"art{tokens[i + 1]}" for i in range(len(tokens) - 1)
             if tokens[i] in DESIGNATOR_WORDS and tokens[i + 1].isdigit()]
-    return arts + [f"{m.group(1)}-{m.group(2)}" for m in P.SEARCH_SIGN_CODE.finditer(fold(text))]
+    return arts + [f"{m.group(1)}-{m.group(2)}" for m in P.SEARCH_SIGN_CODE.finditer(folded)]
 
 
 def doc_terms(text: str) -> list[str]:
@@ -71,7 +74,7 @@ def doc_terms(text: str) -> list[str]:
             out.append(tok.replace(".", ""))
         elif len(tok) > 1 and tok not in STOP_WORDS:
             out.append(stem(tok))
-    return out + _designators(text, tokens)
+    return out + _designators(fold(text), tokens)
 
 
 def _word_id(data: Mapping[str, Any], stem_id: Mapping[str, int], tok: str) -> int | None:
@@ -85,7 +88,10 @@ def _word_id(data: Mapping[str, Any], stem_id: Mapping[str, int], tok: str) -> i
 
 def query_ids(data: Mapping[str, Any], stem_id: Mapping[str, int], question: str) -> list[int]:
     """The term ids of a question (see the module docstring), in reading order."""
-    tokens = _tokens(question)
+    folded = fold(question)
+    codes = signmatch.code_rows(signmatch.prepare(data), folded)
+    masked = signmatch.mask(folded, codes)
+    tokens = [m.group(0) for m in P.SEARCH_CLIENT_TOKEN.finditer(masked)]
     ids = []
     for tok in tokens:
         if tok[0].isdigit():
@@ -99,8 +105,9 @@ def query_ids(data: Mapping[str, Any], stem_id: Mapping[str, int], question: str
                     found = _word_id(data, stem_id, tok[len(neg):])
         if found is not None:
             ids.append(found)
-    ids += [stem_id[d] for d in _designators(question, tokens) if d in stem_id]
-    return ids
+    ids += [stem_id[d] for d in _designators(masked, tokens) if d in stem_id]
+    known = [data["signs"][r][0].lower() for _, _, rows, _ in codes for r in rows]
+    return ids + [stem_id[c] for c in known if c in stem_id]
 
 
 def named_fragment(question: str) -> str | None:

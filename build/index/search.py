@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from citavial.build.errors import BuildError
-from citavial.build.index import fuse, lexical
+from citavial.build.index import fuse, lexical, signmatch
 from citavial.build.index.analyze import analyze, is_exact
 from citavial.build.index.bm25 import Bm25Matrix
 from citavial.build.index.embed import Embedder
 from citavial.build.index.evidence import features
 from citavial.build.index.hooks import best_per_passage
-from citavial.build.models import SearchHit, SearchResult
+from citavial.build.models import SearchHit, SearchResult, SignHit
 
 CHANNELS = ("bm25", "vector", "hooks")
 REF_SCORE = 1.0   # above any RRF score: a question that is a reference gets that reference first
@@ -112,6 +112,8 @@ class Searcher:
         self.lexical = docs["lexical"]
         self.lex_stem_id = {s: i for i, s in enumerate(self.lexical["stems"])}
         self.lex_postings = lexical.postings_arrays(self.lexical)
+        self.signs = tuple(signmatch.sign_entry(o) for o in docs.get("signs", []))
+        self.lex_stop = frozenset(self.lexical["stop"])
 
     def __repr__(self) -> str:
         return f"Searcher({self.backend}, {len(self.refs)} passages, v{self.version})"
@@ -229,7 +231,15 @@ class Searcher:
             for n, i in enumerate(ranked.tolist()))
         return SearchResult(query=question, hits=hits, backend=self.backend,
                             index_version=self.version,
-                            evidence=features(self, scores, ranks, fused))
+                            evidence=features(self, scores, ranks, fused),
+                            signs=self.sign_hits(question))
+
+    def sign_hits(self, question: str) -> tuple[SignHit, ...]:
+        """The signs ``question`` names by code or name (signmatch.py), best first."""
+        if not self.signs:
+            return ()
+        found = signmatch.match(signmatch.prepare(self.lexical), question, self.lex_stop)
+        return tuple(SignHit(self.signs[row], how) for row, how in found)
 
 
 def _positions(ranked: np.ndarray, n: int) -> np.ndarray:

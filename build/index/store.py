@@ -6,6 +6,7 @@ Layout (schema "citavial-index/1"):
   terms.json          the BM25 vocabularies of passages and hook questions
   hooks.json          hook questions and the passage each returns
   lexical.json        the shared lexical ranking (lexical.py), also written as search-index.js
+  signs.json          the sign catalogue's codes (build/signs.py: name, page link, in-force refs)
   arrays.safetensors  BM25 postings, passage and hook vectors
   model/              the embedding model (copied when it is small, else referenced by path)
 Same input → same bytes: JSON with sorted keys, safetensors (no timestamps), no dates.
@@ -25,7 +26,8 @@ from citavial.build.atomic import write_bytes
 from citavial.build.errors import BuildError
 
 SCHEMA = "citavial-index/1"
-FILES = ("passages.json", "terms.json", "hooks.json", "lexical.json", "arrays.safetensors")
+FILES = ("passages.json", "terms.json", "hooks.json", "lexical.json", "signs.json",
+         "arrays.safetensors")
 FIX = "run `citavial build` to rebuild dist/"
 
 

@@ -2,9 +2,9 @@
  * regulation's own words that settle the question, its key fact in bold, a chip linking to
  * exactly those words — then "Fuentes" (collapsed). Vanilla JS, no dependencies. Everything
  * shown comes from the worker's events and is inserted as text (never as HTML); links are built
- * only from allowlisted citation URLs (or, for "not regulated here", the named norm's BOE page)
- * and open in a new tab. The conversation is kept in sessionStorage, so it survives following
- * a link. Without a worker the site works as before and the widget offers the static search.
+ * only from allowlisted citation URLs (or, for "not regulated here", the named norm's BOE page;
+ * for a question about a sign, the build's link to it on the signs page) and open in a new tab.
+ * The conversation is kept in sessionStorage, so it survives following a link. Without a worker the site works as before and the widget offers the static search.
  * Mount: <div id="citavial-chat" data-api="…optional base URL…"></div>. */
 (function () {
   "use strict";
@@ -12,13 +12,13 @@
   var script = document.currentScript;
   if (!mount || !window.fetch) return;
   var ROOT = new URL("..", script ? script.src : location.href); // chat.js lives in static/
-  var KEY = "citavial.chat", API_KEY = "citavial.api";
+  var KEY = "citavial.chat", API_KEY = "citavial.api", LOCAL = "http://127.0.0.1:8000";
   var saved = store(localStorage, API_KEY);
   var bases = mount.dataset.api ? [mount.dataset.api] : saved ? [saved] :
-    /^https?:$/.test(location.protocol) ? ["", "http://127.0.0.1:8000"] : ["http://127.0.0.1:8000"];
+    /^https?:$/.test(location.protocol) ? ["", LOCAL] : [LOCAL];
   var api = null, busy = null, n = 0;
-  var MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
-    "septiembre", "octubre", "noviembre", "diciembre"];
+  var MONTHS = ("enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre " +
+    "diciembre").split(" ");
   var HTTP = {
     429: "Demasiadas preguntas seguidas; espera un segundo y vuelve a preguntar.",
     503: "El asistente está ocupado con otras preguntas; inténtalo en unos segundos.",
@@ -45,7 +45,7 @@
   function link(c, text, url) {
     var a = el("a", "cv-chip", text || c.label);
     a.href = new URL(url || c.url, ROOT).href; // allowlisted deep link (page#anchor:~:text=…)
-    a.setAttribute("aria-label", "Abrir el pasaje citado (pestaña nueva): " + c.label);
+    a.setAttribute("aria-label", "Abrir (pestaña nueva): " + c.label); // a citation, or a sign
     return out(a);
   }
 
@@ -121,7 +121,7 @@
       var l = el("label", "cv-label", "¿Tu asistente está en otra dirección?");
       var i = el("input", "cv-input");
       i.id = l.htmlFor = "cv-api";
-      i.value = bases[bases.length - 1] || "http://127.0.0.1:8000";
+      i.value = bases[bases.length - 1] || LOCAL;
       var b = el("button", "cv-connect", "Conectar");
       where.append(l, i, b);
       where.addEventListener("submit", function (e) {
@@ -230,6 +230,7 @@
     else if (name === "answer") answer(st, d);
     else if (name === "token") token(st, d);
     else if (name === "retract") retract(st, d);
+    else if (name === "sign") st.item.append(link(d)); // signs page, never a quote
     else if (name === "abstain") abstain(st, d);
     else if (name === "citations") cites(st, d);
     else if (name === "error") fail(st, "el asistente falló al responder.");

@@ -2,8 +2,10 @@
    written by `citavial build`) and ranks passages EXACTLY as `citavial search` does: this file
    mirrors build/index/lexical.py line for line (fold, tokens, forms and prefix fallback,
    negation prefixes, designators, integer BM25 sums, ties by ref, roll-up with the top group
-   allowed FIRST_UNIT places). tests/test_search_parity.py runs it under node on every golden
-   question and compares the top 10 with the CLI. */
+   allowed FIRST_UNIT places) and finds the signs a query names exactly as
+   build/index/signmatch.py does (shown above the passages, as links to senales.html, never as
+   quotes). tests/test_search_parity.py runs it under node on every golden question and on sign
+   queries and compares the top 10 and the signs with the CLI. */
 (function (root) {
   "use strict";
   var QUOTES = { "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u05f3": "'",
@@ -15,6 +17,8 @@
   var DESIGNATOR_WORDS = { art: 1, articulo: 1, articulos: 1 };
   var ROMANS = { i: "I", ii: "II", iii: "III", iv: "IV" };
   var SIGN_CODE = /(?<![\p{L}\p{N}_])([a-z]{1,2})[-\u2010\u2011](\d{1,3}(?:\.\d{1,2})?[a-z]?)(?![\p{L}\p{N}_])/gu;
+  var SIGN_QUERY = /(?<![\p{L}\p{N}_])([prsm])[-\u2010\u2011 ]?(\d{1,3}(?:\.\d{1,2})?[a-z]?)(?![\p{L}\p{N}_])/gu;
+  var SOFT_PLURAL = "lnrdzj", HYPHENS = "-\u2010\u2011";
   var MAX_RESULTS = 20;
 
   /* build/text.py's fold: the gate's comparison form, ñ kept. */
@@ -34,11 +38,22 @@
     return out;
   }
 
-  function tokens(text) {
-    var out = [], m, folded = fold(text);
+  function foldedTokens(folded) {
+    var out = [], m;
     TOKEN.lastIndex = 0;
     while ((m = TOKEN.exec(folded)) !== null) out.push(m[0]);
     return out;
+  }
+
+  function tokens(text) { return foldedTokens(fold(text)); }
+
+  /* signmatch.sign_key: a light plural fold ("calles"/"calle", "peatones"/"peaton"). */
+  function signKey(tok) {
+    if (tok.length > 3 && tok[tok.length - 1] === "s") tok = tok.slice(0, -1);
+    if (tok.length > 3 && tok[tok.length - 1] === "e" && SOFT_PLURAL.indexOf(tok[tok.length - 2]) >= 0) {
+      tok = tok.slice(0, -1);
+    }
+    return tok;
   }
 
   function isDigit(tok) { return tok.charCodeAt(0) >= 48 && tok.charCodeAt(0) <= 57; }
@@ -58,7 +73,122 @@
     });
     this.tiebreak = new Int32Array(order.length);
     for (var r = 0; r < order.length; r++) this.tiebreak[order[r]] = r;
+    /* signmatch.prepare: each catalogue name's words */
+    this.signs = data.signs || [];
+    this.signRow = new Map();
+    this.signNames = this.signs.map(function (row, i) {
+      this.signRow.set(row[0], i);
+      var toks = tokens(row[1]);
+      return [toks, toks.map(signKey)];
+    }, this);
+    this.cue = new Set(data.sign_cue || []);
+    this.markingCue = new Set(data.sign_marking_cue || []);
+    this.filler = new Set(data.sign_filler || []);
+    this.connect = new Set(data.sign_connect || []);
   }
+
+  /* signmatch.code_rows: [start, end, rows, how] per catalogue code the folded text writes. */
+  Index.prototype.codeRows = function (folded) {
+    var out = [], m, code, signs = this.signs;
+    SIGN_QUERY.lastIndex = 0;
+    while ((m = SIGN_QUERY.exec(folded)) !== null) {
+      code = m[1].toUpperCase() + "-" + m[2];
+      var end = m.index + m[0].length;
+      if (this.signRow.has(code)) { out.push([m.index, end, [this.signRow.get(code)], "code"]); continue; }
+      if (HYPHENS.indexOf(m[0].charAt(1)) < 0) continue;   /* "m 2", "m2": exact codes only */
+      var family = [];
+      for (var i = 0; i < signs.length; i++) {
+        var c = signs[i][0], next = c.charAt(code.length);
+        if (c.indexOf(code) === 0 && c.length > code.length && (next === "." || /^\p{L}$/u.test(next))) {
+          family.push(i);
+        }
+      }
+      if (family.length) out.push([m.index, end, family, "family"]);
+    }
+    return out;
+  };
+
+  function mask(folded, spans) {
+    spans.forEach(function (s) {
+      folded = folded.slice(0, s[0]) + " ".repeat(s[1] - s[0]) + folded.slice(s[1]);
+    });
+    return folded;
+  }
+
+  function find(keys, name) {
+    for (var i = 0; i + name.length <= keys.length; i++) {
+      var j = 0;
+      while (j < name.length && keys[i + j] === name[j]) j++;
+      if (j === name.length) return i;
+    }
+    return -1;
+  }
+
+  /* signmatch.name_rows: [row, "name" | "partial"] for the names the question writes. */
+  Index.prototype.nameRows = function (folded) {
+    var stop = this.stop, cue = this.cue, filler = this.filler, connect = this.connect;
+    var adjacent = this.data.sign_adjacent;
+    var toks = foldedTokens(folded), keys = toks.map(signKey);
+    var cuedAny = toks.some(function (t) { return cue.has(t); });
+    var marking = toks.some(function (t) { return this.markingCue.has(t); }, this);
+    var content = keys.filter(function (k, i) { return !stop.has(toks[i]) && !filler.has(toks[i]); });
+    var full = [], partial = [];
+    function cued(at) {
+      for (var j = Math.max(0, at - adjacent); j < at; j++) {
+        var ok = cue.has(toks[j]);
+        for (var x = j + 1; ok && x < at; x++) ok = connect.has(toks[x]);
+        if (ok) return true;
+      }
+      return false;
+    }
+    this.signNames.forEach(function (n, row) {
+      var ntoks = n[0], nkeys = n[1];
+      var nameContent = nkeys.filter(function (k, i) { return !stop.has(ntoks[i]); });
+      var prefer = marking === (this.signs[row][0].indexOf("M-") === 0) ? 0 : 1;
+      var at = nkeys.length ? find(keys, nkeys) : -1;
+      if (at >= 0) {
+        var about = toks.every(function (t, i) {
+          return stop.has(t) || filler.has(t) || nkeys.indexOf(keys[i]) >= 0;
+        });
+        if (cued(at) || (about && (nameContent.length >= 2 || cuedAny))) {
+          full.push([prefer, -nkeys.length, row]);
+          return;
+        }
+      }
+      if ((content.length >= 2 || (content.length && cuedAny)) && find(nameContent, content) >= 0) {
+        partial.push([prefer, nkeys.length, row]);
+      }
+    }, this);
+    var byKey = function (a, b) { return a[0] - b[0] || a[1] - b[1] || a[2] - b[2]; };
+    full.sort(byKey);
+    partial.sort(byKey);
+    return full.map(function (f) { return [f[2], "name"]; })
+      .concat(partial.map(function (p) { return [p[2], "partial"]; }));
+  };
+
+  /* signmatch.match: [row, how] of the signs a question names, best first. */
+  Index.prototype.signMatches = function (question) {
+    if (!this.signs.length) return [];
+    var folded = fold(question), spans = this.codeRows(folded), out = [];
+    if (spans.length) {
+      spans.forEach(function (s) { s[2].forEach(function (r) { out.push([r, s[3]]); }); });
+    } else out = this.nameRows(folded);
+    var seen = new Set();
+    return out.filter(function (h) {
+      if (seen.has(h[0])) return false;
+      seen.add(h[0]);
+      return true;
+    }).slice(0, this.data.max_signs);
+  };
+
+  Index.prototype.signHits = function (question) {
+    var signs = this.signs;
+    return this.signMatches(question).map(function (h) {
+      var row = signs[h[0]];
+      return { code: row[0], name: row[1], inForce: !!row[2], how: h[1],
+        url: "senales.html#senal-" + row[0] };
+    });
+  };
 
   Index.prototype.wordId = function (tok) {
     var found = this.forms.get(tok);
@@ -69,7 +199,8 @@
   };
 
   Index.prototype.termIds = function (question) {
-    var toks = tokens(question), ids = [], tok, found, k, neg;
+    var codes = this.codeRows(fold(question)), masked = mask(fold(question), codes);
+    var toks = foldedTokens(masked), ids = [], tok, found, k, neg;
     for (var i = 0; i < toks.length; i++) {
       tok = toks[i];
       found = undefined;
@@ -93,12 +224,18 @@
         if (found !== undefined) ids.push(found);
       }
     }
-    var m, folded = fold(question);
+    var m;
     SIGN_CODE.lastIndex = 0;
-    while ((m = SIGN_CODE.exec(folded)) !== null) {
+    while ((m = SIGN_CODE.exec(masked)) !== null) {
       found = this.stemId.get(m[1] + "-" + m[2]);
       if (found !== undefined) ids.push(found);
     }
+    codes.forEach(function (c) {   /* a catalogue code, however typed: its own term(s) */
+      c[2].forEach(function (r) {
+        found = this.stemId.get(this.signs[r][0].toLowerCase());
+        if (found !== undefined) ids.push(found);
+      }, this);
+    }, this);
     return ids;
   };
 
@@ -232,15 +369,37 @@
     return li;
   }
 
-  function render(index, input, list, status) {
+  /* A sign the query names: a pointer to the signs page, never a quote (a vertical sign's
+     name comes from the previous catalogue; build/search_cli.py says it in the same words). */
+  function signItem(s) {
+    var li = document.createElement("li");
+    li.className = "sign-hit";
+    var a = document.createElement("a");
+    a.href = s.url;
+    a.textContent = (s.code.indexOf("M-") === 0 ? "Marca vial " : "Señal ") + s.code + " · " + s.name;
+    li.appendChild(a);
+    var note = document.createElement("span");
+    note.className = "hit-place";
+    note.textContent = s.inForce ? " (definida en el texto en vigor)" : " (nombre del catálogo anterior)";
+    li.appendChild(note);
+    return li;
+  }
+
+  function render(index, input, list, status, signList) {
     var q = input.value.trim();
     list.textContent = "";
+    if (signList) signList.textContent = "";
     if (!q) { status.textContent = ""; return; }
     var results = index.search(q, MAX_RESULTS);
+    var signs = signList ? index.signHits(q) : [];
     var wanted = new Set(index.termIds(q));
-    status.textContent = results.length
-      ? results.length + (results.length === 1 ? " resultado" : " resultados") + " para «" + q + "»."
+    var said = signs.length ? signs.length + (signs.length === 1 ? " señal" : " señales") : "";
+    if (results.length) {
+      said += (said ? " y " : "") + results.length + (results.length === 1 ? " resultado" : " resultados");
+    }
+    status.textContent = said ? said + " para «" + q + "»."
       : "Sin resultados para «" + q + "». Prueba con otras palabras.";
+    signs.forEach(function (s) { signList.appendChild(signItem(s)); });
     results.forEach(function (r) { list.appendChild(hitItem(index, r, wanted)); });
   }
 
@@ -250,6 +409,7 @@
     var input = document.getElementById("buscar-q");
     var list = document.getElementById("buscar-resultados");
     var status = document.getElementById("buscar-estado");
+    var signList = document.getElementById("buscar-senales");
     if (!root.CITAVIAL_SEARCH) {
       status.textContent = "No se encuentra el índice de búsqueda (search-index.js). " +
         "Vuelve a generar el sitio con «citavial build».";
@@ -258,13 +418,13 @@
     var index = new Index(root.CITAVIAL_SEARCH);
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
-      render(index, input, list, status);
+      render(index, input, list, status, signList);
       if (root.history && root.history.replaceState && location.protocol !== "file:") {
         root.history.replaceState(null, "", "?q=" + encodeURIComponent(input.value.trim()));
       }
     });
     var initial = new URLSearchParams(location.search).get("q");
-    if (initial) { input.value = initial; render(index, input, list, status); }
+    if (initial) { input.value = initial; render(index, input, list, status, signList); }
   }
 
   root.CitavialSearch = { Index: Index, fold: fold };
