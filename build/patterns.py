@@ -344,6 +344,10 @@ RULE_WORDS = re.compile(
 NUMBER_WITH_UNIT = re.compile(
     r"\d+(?:[.,]\d+)*(?:\s*(?:km/h|kilómetros por hora|kilómetros|metros|m|cm|kg|toneladas|"
     r"gramos por litro|miligramos por litro|g/l|mg/l|años|horas|minutos|segundos|por ciento|%))?")
+# A speed stated in a question ("limitada a 100 km/h", "a 90 kilómetros por hora"): the limit
+# is given, not asked.
+SPEED_FIGURE = re.compile(r"\b\d+\s*(?:km/h|km por hora|kilómetros por hora|kilometros por hora)",
+                          re.IGNORECASE)
 # Folded text of an exception clause inside a passage ("salvo …", "excepto …", "no obstante").
 EXCEPTION_WORDS = re.compile(r"\b(?:salvo|excepto|exceptuan?|excepcion|no obstante|sin perjuicio)\b")
 

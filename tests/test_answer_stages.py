@@ -75,7 +75,9 @@ def test_clause_break(text, parts):
     (P.NUMBER_WITH_UNIT, "3.500 kg", ["3.500 kg"]),
     (P.RULE_WORDS, "queda prohibido, salvo que no podra", ["queda prohibido", "salvo", "no podra"]),
     (P.EXCEPTION_WORDS, "se exceptuan los agentes; no obstante", ["exceptuan", "no obstante"]),
-], ids=["number-units", "thousands", "rule-words", "exception-words"])
+    (P.SPEED_FIGURE, "vía limitada a 100 km/h; a 90 kilómetros por hora; 50 Km/h; 3.500 kg; "
+     "art. 48", ["100 km/h", "90 kilómetros por hora", "50 Km/h"]),
+], ids=["number-units", "thousands", "rule-words", "exception-words", "speed-figures"])
 def test_emphasis_patterns(pattern, text, found):
     assert [m.group(0) for m in pattern.finditer(text)] == found
 
@@ -201,6 +203,22 @@ def test_table_answer_is_cells_never_a_flattened_run():
     span = select(q, [SPEED], {}, lambda ref: ROWS if ref == SPEED.ref else [], lambda ref: None)
     assert span is not None and [(c.row, c.column, c.value) for c in span.cells] == \
         [("Autopista y autovía", "Turismos, motocicletas", "120")]
+
+
+OVERTAKE = entry("RD-1428/2003#art85.4", "Para adelantar a ciclistas se reducirá la velocidad "
+                 "en 20 km/h respecto de la máxima permitida en la vía.")
+
+
+@pytest.mark.parametrize("question,ref", [
+    ("¿A qué velocidad máxima puede ir un turismo por autopista?", SPEED.ref),
+    ("En esta autopista limitada a 120 km/h, ¿a qué velocidad adelanta un turismo a ciclistas?",
+     OVERTAKE.ref),
+], ids=["limit-asked-table", "limit-given-clause"])
+def test_a_stated_speed_makes_the_table_compete(question, ref):
+    idf = {"adelant": 3.0, "ciclist": 3.0, "velocid": 1.0, "turism": 1.0, "autopist": 1.0}
+    span = select(read_question(question), [SPEED, OVERTAKE], idf,
+                  lambda r: ROWS if r == SPEED.ref else [], lambda r: None, [1.0, 0.9])
+    assert span is not None and span.main.ref == ref
 
 
 def test_exception_is_shown_with_the_rule():

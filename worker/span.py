@@ -197,17 +197,16 @@ def select(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str, flo
     ``lead_in(ref)`` is the passage that introduces a list item (…"son las siguientes:");
     ``weights[i]`` is entry i's retrieval score relative to the best one (0..1)."""
     weights = weights if weights is not None else [1.0 / (1 + i) for i in range(len(entries))]
-    for rank, e in enumerate(entries):           # a table the question names answers as a table
-        rows = table(e.ref)
-        lead = lead_in(e.ref)
-        context = (lead.text if lead else "") + " " + e.text
-        cells = table_cells(q, rows, context) if rows else ()
-        if cells:   # scored like a clause that holds the fact asked for
-            score = (coverage(q, " ".join([context, *hooks(e.ref)]), idf) + KIND_BONUS
-                     + RETRIEVAL_WEIGHT * weights[rank])
-            return Span(Piece(e.ref, e.text, 0, len(e.text)), score, rank,
-                        lead_in=_whole(lead), cells=cells)
+    sem = [SEMANTIC_WEIGHT * x for x in semantic] if semantic is not None else [0.0] * len(entries)
+    tabled = _best_table(q, entries, idf, table, lead_in, weights, hooks)
     found = best_clause(q, entries, idf, weights, lead_in, hooks, semantic)
+    # A table the question names answers it — unless the question already states a speed
+    # ("en esta vía limitada a 100 km/h, ¿cómo adelanta a un ciclista?"): then the limit is
+    # given, not asked, and the table (of speed limits) must beat the best clause.
+    states_figure = P.SPEED_FIGURE.search(q.stem) is not None
+    if tabled is not None and (found is None or not states_figure
+                               or tabled.score + sem[tabled.rank] >= found[1] + sem[found[2]]):
+        return tabled
     if found is None:
         return None
     piece, score, rank = found
@@ -216,6 +215,25 @@ def select(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str, flo
     return Span(piece, score, rank, lead_in=_whole(lead),
                 exception=_exception(q, entries, entry, piece, lead, lead_in, idf),
                 emphasis=emphasis(piece.text))
+
+
+def _best_table(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str, float],
+                table: Callable[[str], Sequence[Sequence[tuple[str, bool]]]],
+                lead_in: Callable[[str], AllowlistEntry | None], weights: Sequence[float],
+                hooks: Callable[[str], Sequence[str]]) -> Span | None:
+    """The first table (in retrieval order) whose row or column the question names, answered
+    as its cells and scored like a clause that holds the fact asked for."""
+    for rank, e in enumerate(entries):
+        rows = table(e.ref)
+        lead = lead_in(e.ref)
+        context = (lead.text if lead else "") + " " + e.text
+        cells = table_cells(q, rows, context) if rows else ()
+        if cells:
+            score = (coverage(q, " ".join([context, *hooks(e.ref)]), idf) + KIND_BONUS
+                     + RETRIEVAL_WEIGHT * weights[rank])
+            return Span(Piece(e.ref, e.text, 0, len(e.text)), score, rank,
+                        lead_in=_whole(lead), cells=cells)
+    return None
 
 
 def _whole(e: AllowlistEntry | None) -> Piece | None:
