@@ -9,7 +9,7 @@ stem × passage matrix (latent semantic analysis); every surface form seen gets 
 scaled by the stem's idf (model2vec mean-pools, so the norm is the word's weight). Deterministic:
 the same passages and hooks give the same bytes.
 
-Run: .venv/bin/python -m citavial.build.index.train [--hooks corpus/hooks/hooks-v2.jsonl] [--out DIR]
+Run: .venv/bin/python -m citavial.build.index.train [--hooks corpus/hooks/hooks-v3.jsonl] [--out DIR]
 """
 
 from __future__ import annotations
