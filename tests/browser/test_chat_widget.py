@@ -113,7 +113,7 @@ def test_streamed_answer_shows_sentences_and_retractions_in_place(worker, tab):
     sentences = item.locator(".cv-s").count()
     assert sentences or extractive or item.locator(".cv-abstain").count()
     if retracted:
-        assert "Frase retirada" in text and item.locator(".cv-retracted del").count() == retracted
+        assert "[Retirada:" in text and item.locator(".cv-retracted del").count() == retracted
         assert item.locator(".cv-retracted a").count() == 0   # a retracted sentence links nothing
 
 
