@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from citavial.build.errors import BuildError
+from citavial.build.index.hooks import best_per_passage
 from citavial.build.index.search import Searcher
 from citavial.build.models import SearchResult
 
@@ -53,9 +52,7 @@ class Retriever:
         "vehículo"); this tells which one is about the question."""
         s = self._searcher
         qv = s.embedder.encode([question])[0]
-        hook_cos = s.hook_vecs @ qv
-        best = np.full(len(s.refs), 0.0, dtype=np.float64)
-        np.maximum.at(best, s.hook_passage, hook_cos.astype(np.float64))
+        best = best_per_passage(s.hook_vecs @ qv, s.hook_passage, len(s.refs))
         out = []
         for ref in refs:
             row = s.ref_row.get(ref)

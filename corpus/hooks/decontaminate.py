@@ -14,10 +14,12 @@ import argparse
 import json
 import os
 import sys
-import tempfile
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from validate import DECONTAMINATION_JACCARD, golden_questions, nearest  # noqa: E402
+
+from citavial.build.atomic import write_text  # noqa: E402
 
 
 def decontaminate(hooks_path, golden_path, splits):
@@ -39,19 +41,6 @@ def decontaminate(hooks_path, golden_path, splits):
     return lines, dropped
 
 
-def write_atomic(path, text):
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".hooks-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("hooks")
@@ -62,7 +51,7 @@ def main(argv=None):
     if os.path.abspath(args.out) == os.path.abspath(args.hooks):
         sys.exit(f"{args.out}: refusing to overwrite the input; write a new version")
     lines, dropped = decontaminate(args.hooks, args.golden, tuple(args.splits.split(",")))
-    write_atomic(args.out, "\n".join(lines) + "\n")
+    write_text(Path(args.out), "\n".join(lines) + "\n")
     print(f"{args.out}: {len(lines)} lines kept, {len(dropped)} questions dropped "
           f"(Jaccard >= {DECONTAMINATION_JACCARD} to a {args.splits} question)")
 

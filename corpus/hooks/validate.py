@@ -28,6 +28,7 @@ Passages may be a passages JSONL file or a built site's dist/allowlist.json.
 Exits 1 if any error was found, 0 otherwise.
 """
 import argparse
+import functools
 import json
 import os
 import re
@@ -66,20 +67,16 @@ def load_passages(path):
     return passages
 
 
-_GOLDEN_VALIDATE = []
-
-
+@functools.lru_cache(maxsize=None)
 def _golden_validate():
     """golden/validate.py: one folding rule, one renames reader. Loaded by path, once: both
     files are named validate.py, so a plain import could find this one."""
-    if not _GOLDEN_VALIDATE:
-        import importlib.util
-        path = os.path.join(HERE, "..", "..", "golden", "validate.py")
-        spec = importlib.util.spec_from_file_location("golden_validate", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _GOLDEN_VALIDATE.append(module)
-    return _GOLDEN_VALIDATE[0]
+    import importlib.util
+    path = os.path.join(HERE, "..", "..", "golden", "validate.py")
+    spec = importlib.util.spec_from_file_location("golden_validate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def golden_questions(golden_path, splits=("test",)):
