@@ -22,7 +22,7 @@ from citavial.build.figures import collect_figures
 from citavial.build.guides import guide_pages, prose_items, read_guides
 from citavial.build.images import DIR as IMAGES_DIR
 from citavial.build.images import local_images
-from citavial.build.index import build_index, collect, promoted_hooks
+from citavial.build.index import DEV_INDEX_DIR, build_index, collect, promoted_hooks
 from citavial.build.index.embed import corpus_model
 from citavial.build.ingest import ingest
 from citavial.build.models import ALLOWLIST_SCHEMA, Citation, Regulation
@@ -151,10 +151,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
         write_json(stage / "gate-report.json", gate)
         t4 = time.perf_counter()
-        index_report = build_index(collect(reg), {e.ref: e.url for e in allowlist},
-                                   promoted_hooks(Path(corpus_dir)), stage,
-                                   embeddings=corpus_model(Path(corpus_dir)),
-                                   signs=sign_entries(signs_page.context["groups"]))
+        index_report = _indexes(reg, allowlist, Path(corpus_dir), stage,
+                                sign_entries(signs_page.context["groups"]))
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of))
         write_json(stage / "web-report.json", web)
     t5 = time.perf_counter()
@@ -165,6 +163,18 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
             f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s, index {t5 - t4:.2f} s); "
             f"{index_report}; {web_report}")
+
+
+def _indexes(reg: Regulation, allowlist, corpus_dir: Path, stage: Path, signs) -> str:
+    """The product's index (dist/index/, every promoted hook, + the static search) and the
+    dev-clean one that dev-split measurements read (dist/index-dev/, build/index/hooks.py)."""
+    passages, urls = collect(reg), {e.ref: e.url for e in allowlist}
+    model = corpus_model(corpus_dir)
+    product = build_index(passages, urls, promoted_hooks(corpus_dir), stage, embeddings=model,
+                          signs=signs)
+    dev = build_index(passages, urls, promoted_hooks(corpus_dir, dev_clean=True), stage,
+                      embeddings=model, signs=signs, index_dir=DEV_INDEX_DIR, static=False)
+    return f"{product}; {dev}"
 
 
 def _changes(texto: Path, reg: Regulation):

@@ -130,9 +130,10 @@ def _read_batch(path: str) -> list[str]:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from citavial.build.index.evaluate import evaluate, table
+    from citavial.build.index.hooks import index_dir_for
     from citavial.build.index.search import Searcher
     golden = args.golden or latest_golden()
-    searcher = Searcher.load(Path(args.dist) / "index")
+    searcher = Searcher.load(Path(args.dist) / index_dir_for(args.split))
     split = None if args.split == "all" else args.split
     report = evaluate(searcher, golden, split=split)
     if args.json:
@@ -171,7 +172,8 @@ def add_parsers(subparsers: Any) -> None:
                    help="golden JSONL file (default: the latest golden/golden-vN.jsonl)")
     e.add_argument("--split", choices=("test", "dev", "all"), default="test",
                    help="golden split to score (default: test, the sealed split; dev is "
-                        "in-sample — everything is tuned on it)")
+                        "in-sample — everything is tuned on it; dev and all read the "
+                        "dev-clean index, dist/index-dev/)")
     e.add_argument("--json", metavar="OUT", help="also write the full report as JSON to OUT")
     e.add_argument("--dist", type=Path, default=paths.DIST,
                    help="site built by `citavial build` (default: dist/)")

@@ -32,10 +32,12 @@ fi
 bash tests/lint.sh
 .venv/bin/citavial model-setup   # assemble + sha256-check the default GGUF once (worker tests use it)
 .venv/bin/citavial build
-# The golden set (append-only, new fields) and the promoted hooks (decontaminated against the
-# golden set's sealed test split), checked against this build's passages.
+# The golden set (append-only, new fields), the dev-clean hooks (decontaminated against both
+# golden splits; dev measurements read them) and the product's hooks (against the sealed test
+# split), checked against this build's passages.
 .venv/bin/python golden/validate.py golden/golden-v2.jsonl dist/allowlist.json --base golden/golden-v1.jsonl | tail -n 1
 .venv/bin/python corpus/hooks/validate.py corpus/hooks/hooks-v3.jsonl dist/allowlist.json --golden golden/golden-v2.jsonl --splits test,dev | tail -n 1
+.venv/bin/python corpus/hooks/validate.py corpus/hooks/hooks-v2.jsonl dist/allowlist.json --golden golden/golden-v2.jsonl --splits test | tail -n 1
 # The page budget (issue 15): prints bytes, requests and FCP per page type (asserts nothing).
 .venv/bin/python tests/bench/bench_pages.py --runs 5
 .venv/bin/python -m pytest -m "" -q "$@"

@@ -53,17 +53,30 @@ def test_decontaminate_refuses_to_overwrite_its_input(tmp_path):
     assert hooks.read_bytes() == before
 
 
-def test_promoted_hooks_are_clean_of_dev_and_test_questions():
-    from citavial.build.index.hooks import PROMOTED
+def _hooks_validate():
     sys.path.insert(0, str(HOOKS_DIR))
     try:
         import validate as hooks_validate
     finally:
         sys.path.pop(0)
-    golden = ROOT / "golden" / "golden-v2.jsonl"
-    errors = hooks_validate.contamination(str(HOOKS_DIR / PROMOTED[-1]), str(golden),
-                                          ("test", "dev"))
-    assert errors == []
-    # and the check can fail: the previous version still holds questions near dev ones
-    assert hooks_validate.contamination(str(HOOKS_DIR / "hooks-v2.jsonl"), str(golden),
+    return hooks_validate
+
+
+def test_product_hooks_are_clean_of_test_and_dev_clean_hooks_of_dev_too():
+    from citavial.build.index.hooks import DEV_CLEAN, PROMOTED
+    hooks_validate = _hooks_validate()
+    golden = str(ROOT / "golden" / "golden-v2.jsonl")
+    for name in PROMOTED:
+        assert hooks_validate.contamination(str(HOOKS_DIR / name), golden, ("test",)) == []
+    for name in DEV_CLEAN:
+        assert hooks_validate.contamination(str(HOOKS_DIR / name), golden,
+                                            ("test", "dev")) == []
+    # and the check can fail: the product's hooks hold questions near dev ones
+    assert hooks_validate.contamination(str(HOOKS_DIR / PROMOTED[-1]), golden,
                                         ("test", "dev"))
+
+
+def test_dev_split_measurements_read_the_dev_clean_index():
+    from citavial.build.index.hooks import DEV_INDEX_DIR, INDEX_DIR, index_dir_for
+    assert [index_dir_for(s) for s in ("test", "dev", "all", None)] == [
+        INDEX_DIR, DEV_INDEX_DIR, DEV_INDEX_DIR, DEV_INDEX_DIR]

@@ -36,10 +36,13 @@ def test_same_input_same_bytes(tmp_path):
              json.loads((site / "senales.json").read_text(encoding="utf-8"))["signs"]]
     build_index(passages(), urls, promoted_hooks(CORPUS), tmp_path / "a",
                 embeddings=corpus_model(CORPUS), signs=signs)
+    build_index(passages(), urls, promoted_hooks(CORPUS, dev_clean=True), tmp_path / "a",
+                embeddings=corpus_model(CORPUS), signs=signs, index_dir="index-dev", static=False)
     # the published site names the static index by its content hash (build/web/assets.py)
     published = asset(site, "search-index.js").relative_to(site).as_posix()
     index_files = {("search-index.js" if k == published else k): v
-                   for k, v in _tree(site).items() if k.startswith("index/") or k == published}
+                   for k, v in _tree(site).items()
+                   if k.startswith(("index/", "index-dev/")) or k == published}
     assert _tree(tmp_path / "a") == index_files
 
 
@@ -48,7 +51,11 @@ def test_layout_and_manifest():
     manifest = json.loads((dist / "index" / "manifest.json").read_text())
     assert manifest["schema"] == "citavial-index/1"
     assert manifest["counts"]["passages"] == len(passages())
-    assert manifest["counts"]["hooks"] > 4800 and manifest["hooks"] == "hooks-v3"
+    assert manifest["counts"]["hooks"] > 5200 and manifest["hooks"] == "hooks-v2"
+    # what dev-split measurements read: the same passages, hooks without dev's near-twins
+    dev = json.loads((dist / "index-dev" / "manifest.json").read_text())
+    assert dev["hooks"] == "hooks-v3" and dev["counts"]["passages"] == len(passages())
+    assert 4800 < dev["counts"]["hooks"] < manifest["counts"]["hooks"]
     assert manifest["model"] == {"name": "citavial-static-v1", "bundled": True}
     assert (dist / "index" / "model" / "model.safetensors").is_file()
     assert asset(dist, "search-index.js").read_text().startswith("// citavial static search")
@@ -90,7 +97,7 @@ def test_exact_sign_code_reaches_the_top():
 
 def test_hits_carry_everything_the_worker_needs():
     r = load_retriever(built_dist()).search("¿Cuándo hay que usar el cinturón?", k=10)
-    assert len(r.hits) == 10 and r.backend == "bm25-expanded(hooks-v3)" and r.index_version
+    assert len(r.hits) == 10 and r.backend == "bm25-expanded(hooks-v2)" and r.index_version
     assert [h.rank for h in r.hits] == list(range(1, 11))
     # Scores fall within the rolled-up head (top 5) and within the rest, which may start
     # with a second apartado of a head article scoring above the 5th hit.

@@ -143,10 +143,11 @@ FLOOR_PURITY = 0.9   # below the floor, this share of dev questions must be unan
 def features_of(golden: Path, dist_dir: Path) -> tuple[list, np.ndarray, np.ndarray, str]:
     """Gate inputs and labels of the golden DEV split (never test), and the dev lines' hash."""
     from citavial.build.golden import load_golden
+    from citavial.build.index.hooks import DEV_INDEX_DIR
     from citavial.worker.answer import read
     from citavial.worker.decide import features
     from citavial.worker.serve import load_deps
-    deps, why, _ = load_deps(Path(dist_dir), load_llm=False)
+    deps, why, _ = load_deps(Path(dist_dir), load_llm=False, index=DEV_INDEX_DIR)
     if deps is None:
         raise BuildError(str(dist_dir), f"cannot calibrate: {why}", "run `citavial build`")
     dev = load_golden(golden, "dev")
@@ -187,6 +188,7 @@ def calibrate(golden: Path, labels: Path, dist_dir: Path, out: Path = PATH) -> s
     cv = cross_validate(x, y)
     sup = calibrate_support(read_jsonl(labels), allow)
     doc = {"schema": SCHEMA, "index_version": _index_version(dist_dir),
+           "fitted_on_index": _index_version(dist_dir, "index-dev"),
            "golden": {"file": Path(golden).name, "split": "dev", "dev_sha256": digest,
                       "positives": int(y.sum()), "negatives": int(len(y) - y.sum())},
            "gate": {"features": list(FEATURES), **{k: gate[k] for k in (
@@ -202,8 +204,10 @@ def calibrate(golden: Path, labels: Path, dist_dir: Path, out: Path = PATH) -> s
             f"labelled sentences → {out}")
 
 
-def _index_version(dist_dir: Path) -> str:
-    manifest = json.loads((Path(dist_dir) / "index" / "manifest.json").read_text("utf-8"))
+def _index_version(dist_dir: Path, index: str = "index") -> str:
+    """The version of dist/index/ (the product's, which the worker compares with to tell a
+    stale calibration) or of the dev-clean index the gate was fitted on."""
+    manifest = json.loads((Path(dist_dir) / index / "manifest.json").read_text("utf-8"))
     return str(manifest["version"])
 
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from citavial.build.errors import BuildError
+from citavial.build.index.hooks import INDEX_DIR
 from citavial.build.index.retriever import load_retriever
 from citavial.worker.allowlist import load_allowlist
 from citavial.worker.answer import DEFAULT_K, Deps
@@ -29,9 +30,10 @@ WARMUP_QUESTION = "¿Cuál es la velocidad máxima en autopista?"
 
 def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Path | None = None,
               load_llm: bool = True, k: int = DEFAULT_K,
-              model_lead: bool = False) -> tuple[Deps | None, str, dict]:
+              model_lead: bool = False, index: str = INDEX_DIR) -> tuple[Deps | None, str, dict]:
     """(deps, why-unavailable, index info). The language model is loaded only for
-    ``model_lead``: measured on the dev split, answers are extractive by default."""
+    ``model_lead``: measured on the dev split, answers are extractive by default. ``index`` is
+    the dist/ folder of the index (the dev-clean ``index-dev`` for measurements on dev)."""
     dist_dir = Path(dist_dir)
     try:
         allow = load_allowlist(dist_dir / "allowlist.json")
@@ -39,7 +41,7 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
         return None, f"allowlist not loaded: {err}", {"loaded": False}
     try:
         t0 = time.perf_counter()
-        retriever = load_retriever(dist_dir)
+        retriever = load_retriever(dist_dir, index)
         probe = retriever.search(WARMUP_QUESTION, k)
         index = {"loaded": True, "version": probe.index_version, "backend": probe.backend,
                  "load_seconds": round(time.perf_counter() - t0, 3)}

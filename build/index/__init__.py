@@ -18,14 +18,21 @@ from citavial.build.index.analyze import analyze as _analyze
 from citavial.build.index.bm25 import build_bm25
 from citavial.build.index.collect import collect, contexts, groups
 from citavial.build.index.embed import load_embedder
-from citavial.build.index.hooks import DEFAULT_HOOKS, hooks_version, load_hooks, promoted_hooks
+from citavial.build.index.hooks import (
+    DEFAULT_HOOKS,
+    DEV_INDEX_DIR,
+    INDEX_DIR,
+    hooks_version,
+    load_hooks,
+    promoted_hooks,
+)
 from citavial.build.index.lexical import build_lexical
 from citavial.build.index.search import Settings
 from citavial.build.index.signmatch import sign_json, sign_table
 from citavial.build.index.store import write_index
 from citavial.build.models import Passage, SignEntry
 
-__all__ = ["build_index", "collect", "promoted_hooks", "DEFAULT_HOOKS"]
+__all__ = ["build_index", "collect", "promoted_hooks", "DEFAULT_HOOKS", "DEV_INDEX_DIR"]
 
 BUNDLE_LIMIT = 32 * 2**20   # a model up to this size is copied into dist/index/model/
 DEFAULT_SETTINGS = Settings()
@@ -74,9 +81,10 @@ def _backend(settings: Settings, model: str, hooks: str) -> str:
 def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
                 hooks_path: Path | Sequence[Path],
                 out_dir: Path, *, embeddings: str | None = None,
-                settings: Settings | None = None, signs: Sequence[SignEntry] = ()) -> str:
-    """Write the search index of ``passages`` into ``out_dir``/index/ and the static-site
-    index into ``out_dir``/search-index.js; return a one-line report.
+                settings: Settings | None = None, signs: Sequence[SignEntry] = (),
+                index_dir: str = INDEX_DIR, static: bool = True) -> str:
+    """Write the search index of ``passages`` into ``out_dir``/``index_dir``/ and (``static``)
+    the static-site index into ``out_dir``/search-index.js; return a one-line report.
 
     ``urls`` maps refs to deep links (dist/allowlist.json); a ref without one links to
     ``page#anchor``. ``embeddings`` names a model2vec model (default: $CITAVIAL_EMBEDDINGS,
@@ -121,11 +129,14 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
                 "counts": {"passages": len(passages), "units": len(units), "hooks": len(hooks),
                            "hooks_skipped": skipped, "terms": len(bm.vocab)}}
     out_dir = Path(out_dir)
-    manifest = write_index(out_dir / "index", docs, arrays, manifest, bundle)
-    from citavial.build.index.export import export_static
-    static_kb = export_static(passages, urls, docs["lexical"], out_dir, manifest["version"])
-    size = sum(f.stat().st_size for f in (out_dir / "index").rglob("*") if f.is_file())
-    return (f"index {manifest['version']}: {len(passages)} passages in {len(units)} units, "
-            f"{len(hooks)} hook questions ({hv}, {skipped} skipped: ref not in force), "
-            f"backend {manifest['backend']}, {size / 1024:.0f} KB + static {static_kb:.0f} KB, "
+    manifest = write_index(out_dir / index_dir, docs, arrays, manifest, bundle)
+    static_report = ""
+    if static:
+        from citavial.build.index.export import export_static
+        kb = export_static(passages, urls, docs["lexical"], out_dir, manifest["version"])
+        static_report = f" + static {kb:.0f} KB"
+    size = sum(f.stat().st_size for f in (out_dir / index_dir).rglob("*") if f.is_file())
+    return (f"{index_dir} {manifest['version']}: {len(passages)} passages in {len(units)} "
+            f"units, {len(hooks)} hook questions ({hv}, {skipped} skipped: ref not in force), "
+            f"backend {manifest['backend']}, {size / 1024:.0f} KB{static_report}, "
             f"{time.perf_counter() - t0:.2f} s")

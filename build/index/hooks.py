@@ -20,19 +20,33 @@ from citavial.build import paths
 from citavial.build.errors import BuildError
 from citavial.build.renames import Renames, load_renames
 
-# The promoted versions: the ones the search uses, together. A version is promoted only if
-# `citavial eval --split dev` improves with it. hooks-v2 (v1's questions plus 2,870 written
-# blind to the golden set, decontaminated against its test split) beat v1 alone on dev.
-# hooks-v3 is v2 without the 341 questions near a golden *dev* question as well
-# (corpus/hooks/decontaminate.py): with them, dev flattered every figure measured on it — the
-# answer gate learnt to trust hook matches that unseen questions never get.
-PROMOTED = ("hooks-v3.jsonl",)
+# The promoted versions: the ones the product's search uses, together. A version is promoted
+# only if `citavial eval --split dev` improves with it. hooks-v2 (v1's questions plus 2,870
+# written blind to the golden set, decontaminated against its test split) beat v1 alone on dev.
+PROMOTED = ("hooks-v2.jsonl",)
+# The dev-clean versions: hooks-v3 is v2 without the 341 questions near a golden *dev* question
+# (corpus/hooks/decontaminate.py). Everything measured or fitted on dev (`citavial eval --split
+# dev`, `citavial calibrate`, the embedding model's training) reads an index built from these,
+# dist/index-dev/: with v2, dev flattered every figure and the answer gate learnt to trust hook
+# matches that unseen questions never get. The product keeps v2: the dropped questions are the
+# most obvious ones ("¿Qué es una vía urbana?"), the ones users ask.
+DEV_CLEAN = ("hooks-v3.jsonl",)
 DEFAULT_HOOKS = tuple(paths.HOOKS / name for name in PROMOTED)
+DEV_CLEAN_HOOKS = tuple(paths.HOOKS / name for name in DEV_CLEAN)
+INDEX_DIR = "index"          # dist/index/: the product's index, read by the worker
+DEV_INDEX_DIR = "index-dev"  # dist/index-dev/: the same passages, dev-clean hooks; not served
 
 
-def promoted_hooks(corpus_dir: Path) -> tuple[Path, ...]:
-    """corpus_dir/hooks/<each promoted version>."""
-    return tuple(Path(corpus_dir) / "hooks" / name for name in PROMOTED)
+def promoted_hooks(corpus_dir: Path, *, dev_clean: bool = False) -> tuple[Path, ...]:
+    """corpus_dir/hooks/<each promoted version> (``dev_clean``: each dev-clean version)."""
+    return tuple(Path(corpus_dir) / "hooks" / name for name in (DEV_CLEAN if dev_clean
+                                                                  else PROMOTED))
+
+
+def index_dir_for(split: str | None) -> str:
+    """The dist/ folder of the index a golden split is measured on: dev (and "all", which holds
+    dev) on the dev-clean index, test on the product's."""
+    return INDEX_DIR if split == "test" else DEV_INDEX_DIR
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citavial.build.errors import BuildError
-from citavial.build.index.hooks import best_per_passage
+from citavial.build.index.hooks import INDEX_DIR, best_per_passage
 from citavial.build.index.search import Searcher
 from citavial.build.models import SearchResult
 
@@ -75,10 +75,11 @@ class Retriever:
         return self._searcher.search(question, k=k)
 
 
-def load_retriever(dist_dir: Path) -> Retriever:
-    """Load ``dist_dir``/index/. A missing, corrupt or outdated index raises BuildError naming
-    the file and the fix (run `citavial build`)."""
-    index_dir = Path(dist_dir) / "index"
+def load_retriever(dist_dir: Path, index: str = INDEX_DIR) -> Retriever:
+    """Load ``dist_dir``/index/ (or the dev-clean ``index-dev``, for measurements on the dev
+    split). A missing, corrupt or outdated index raises BuildError naming the file and the fix
+    (run `citavial build`)."""
+    index_dir = Path(dist_dir) / index
     if not Path(dist_dir).is_dir():
         raise BuildError(str(dist_dir), "site directory not found",
                          "run `citavial build` to create dist/")

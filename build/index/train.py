@@ -26,7 +26,7 @@ import numpy as np
 from citavial.build import paths
 from citavial.build.atomic import write_bytes, write_text
 from citavial.build.index.collect import contexts
-from citavial.build.index.hooks import DEFAULT_HOOKS, Hook
+from citavial.build.index.hooks import DEV_CLEAN_HOOKS, Hook
 from citavial.build.models import Passage
 from citavial.build.text import ACCENT_FOLDS, STOP_WORDS, stem, words
 
@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--corpus", type=Path, default=paths.CORPUS)
     p.add_argument("--as-of", type=date.fromisoformat, default=date(2026, 11, 29))
-    p.add_argument("--hooks", type=Path, nargs="+", default=list(DEFAULT_HOOKS))
+    p.add_argument("--hooks", type=Path, nargs="+", default=list(DEV_CLEAN_HOOKS),
+                   help="hook files (default: the dev-clean ones: the model also serves measurements on the dev split)")
     p.add_argument("--out", type=Path, default=paths.EMBEDDINGS / NAME)
     p.add_argument("--dim", type=int, default=DIM)
     args = p.parse_args(argv)

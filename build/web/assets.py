@@ -28,7 +28,8 @@ HASHED_SUFFIXES = frozenset({".css", ".js"})   # icons keep stable names (og:ima
 COMPRESSIBLE = frozenset({".html", ".css", ".js", ".json", ".xml", ".txt", ".webmanifest",
                           ".svg"})
 MIN_COMPRESS = 256
-NOT_SERVED = ("index/",)   # the worker's own data, read from disk, never sent to a browser
+NOT_SERVED = ("index/", "index-dev/")   # the worker's own data, read from disk, never sent to
+#                                       a browser
 ASSET_MAP = "assets.json"
 
 

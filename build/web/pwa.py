@@ -18,6 +18,7 @@ from pathlib import Path
 from citavial.build.atomic import write_staged
 from citavial.build.errors import BuildError
 from citavial.build.models import Regulation
+from citavial.build.web.assets import NOT_SERVED
 
 THEME = "#0b5cad"
 MANIFEST = "manifest.webmanifest"
@@ -68,7 +69,7 @@ def precache_files(stage: Path) -> list[str]:
     for path in sorted(stage.rglob("*")):
         rel = path.relative_to(stage).as_posix()
         if (path.is_file() and path.suffix in PRECACHED_SUFFIXES and rel not in NOT_PRECACHED
-                and not rel.startswith("index/")):
+                and not rel.startswith(NOT_SERVED)):
             files.append(rel)
     return files
 

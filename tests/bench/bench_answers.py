@@ -9,8 +9,10 @@ Targets (issue «Answers that answer», on the sealed test split): abstains on �
 answerable questions, answers ≤ 10 % of unanswerable ones; first citation in the expected
 article ≥ 85 %; expected apartado among the citations ≥ 75 %; the shown answer covers the
 reference answer for ≥ 70 % of answerable questions; time to the first answer words p95 ≤ 100 ms;
-0 invented refs; every quote literal. ``--practice`` pastes each practice-bank question with its
-options and counts how often the worker names the correct option (or says it cannot decide).
+0 invented refs; every quote literal. The dev split reads the dev-clean index
+(dist/index-dev/, build/index/hooks.py), test the product's. ``--practice`` pastes each
+practice-bank question with its options and counts how often the worker names the correct
+option (or says it cannot decide).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 from citavial.build.golden import load_golden  # noqa: E402
+from citavial.build.index.hooks import index_dir_for  # noqa: E402
 from citavial.worker.answer import answer  # noqa: E402
 from citavial.worker.collect import collect  # noqa: E402
 from citavial.worker.evaluate import score_row, summarize  # noqa: E402
@@ -31,7 +34,7 @@ from citavial.worker.serve import load_deps  # noqa: E402
 
 
 def run(split: str, dist: Path) -> tuple[dict, list[dict]]:
-    deps, why, _ = load_deps(dist, load_llm=False)
+    deps, why, _ = load_deps(dist, load_llm=False, index=index_dir_for(split))
     if deps is None:
         sys.exit(f"cannot answer: {why}")
     questions = load_golden(ROOT / "golden" / "golden-v2.jsonl", split)
