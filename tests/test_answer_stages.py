@@ -12,7 +12,7 @@ from citavial.worker import decide as D
 from citavial.worker.gate import GateModel
 from citavial.worker.options import choose
 from citavial.worker.question import EXCEPTION, NUMBER, OPEN, YESNO, read_question, split_options
-from citavial.worker.span import clauses, emphasis, select, table_cells
+from citavial.worker.span import clauses, decisiveness, emphasis, select, table_cells
 
 
 def entry(ref: str, text: str) -> AllowlistEntry:
@@ -176,6 +176,30 @@ def test_meaning_similarity_chooses_between_equal_clauses_but_does_not_score():
     assert plain is not None and to_b is not None and to_a is not None
     assert (to_b.main.ref, to_a.main.ref) == (ITEM_B.ref, ITEM_A.ref)
     assert to_b.score == to_a.score == plain.score
+
+
+@pytest.mark.parametrize("evidence,expected", [
+    ("a) En las curvas y cambios de rasante de visibilidad reducida.", 1.0),
+    ("b) En los pasos para peatones señalizados como tales.", 1.0),
+    ("1. Queda prohibido adelantar:", 0.0),
+], ids=["supports-a", "supports-b", "tells-none-apart"])
+def test_decisiveness(evidence, expected):
+    q = read_question("¿Dónde está prohibido adelantar?\na) En las curvas de visibilidad "
+                      "reducida.\nb) En los pasos para peatones.\nc) En las autopistas.")
+    assert decisiveness(q, evidence) == expected
+
+
+def test_a_clause_that_decides_the_pasted_options_is_preferred():
+    # without options the first item wins the tie on words; pasted options about pedestrian
+    # crossings make the item that tells them apart the answer
+    none = lambda ref: None   # noqa: E731
+    stem = "¿Se puede adelantar?"
+    plain = select(read_question(stem), [ITEM_A, ITEM_B], IDF, lambda ref: [], none, [1.0, 1.0])
+    pasted = select(read_question(stem + "\na) Sí, en los pasos de peatones.\nb) No, nunca "
+                                  "en pasos para peatones señalizados."),
+                    [ITEM_A, ITEM_B], IDF, lambda ref: [], none, [1.0, 1.0])
+    assert plain is not None and pasted is not None
+    assert (plain.main.ref, pasted.main.ref) == (ITEM_A.ref, ITEM_B.ref)
 
 
 SPEED = entry("RD-1428/2003#art48.1.a", "Turismos, motocicletas Camiones, furgonetas "

@@ -6,8 +6,10 @@ scored by how much of the question it covers (IDF-weighted Snowball stems, so "l
 "adelantar" weigh more than "vehículo"), by whether it holds the kind of fact asked for (a number,
 a rule word, an exception), and by its passage's retrieval rank. A list item is shown with its
 lead-in ("1. Queda prohibido adelantar: … b) En los pasos para peatones"), and an exception next
-to the rule when the question is about one. A table is answered as a table: the row and the
-column that the question names, and the cell where they cross — each piece a literal cell.
+to the rule when the question is about one. A question pasted with its options prefers the
+clause that tells them apart (which option it supports is said later, options.py). A table is
+answered as a table: the row and the column that the question names, and the cell where they
+cross — each piece a literal cell.
 
 Every piece of text here is a substring of an allowlist entry's text: nothing is paraphrased.
 """
@@ -21,14 +23,16 @@ from dataclasses import dataclass
 from citavial.build import patterns as P
 from citavial.build.models import AllowlistEntry
 from citavial.build.text import fold, numbers, stems
+from citavial.worker.options import option_score
 from citavial.worker.question import EXCEPTION, NUMBER, YESNO, Question
 
 __all__ = ["Piece", "Cell", "Span", "select", "clauses", "coverage", "table_cells", "emphasis",
-           "idf_table"]
+           "decisiveness", "idf_table"]
 
 RETRIEVAL_WEIGHT = 2.0   # how much the retrieval's own score counts beside the words (chosen on dev)
 CLAUSE_SHARE = 0.3       # the clause's own coverage vs its passage's with its hooks (chosen on dev)
 SEMANTIC_WEIGHT = 1.0    # the passage's meaning-similarity to the question, in choosing only (dev)
+OPTION_WEIGHT = 1.0      # a pasted question: a clause that tells its options apart (dev)
 KIND_BONUS = 0.25        # the clause holds the kind of fact the question asks for
 LONG_WORDS = 45          # clauses longer than this lose a little (shortest span that settles it)
 MIN_HEADER = 0.5         # a table header must share at least one word with the question
@@ -145,12 +149,23 @@ def best_clause(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str
                 continue
             s = score_clause(q, text, context if a == 0 else "", weights[i], idf, whole)
             sem = SEMANTIC_WEIGHT * semantic[i] if semantic is not None else 0.0
+            if q.options and OPTION_WEIGHT:
+                sem += OPTION_WEIGHT * decisiveness(q, f"{context} {text}")
             key = (round(s + sem, 9), weights[i], -i, -a)
             if best is None or key > best[:4]:
                 best = (*key, s, Piece(e.ref, text, a, b))
     if best is None:
         return None
     return best[5], best[4], -best[2]
+
+
+def decisiveness(q: Question, evidence: str) -> float:
+    """How clearly ``evidence`` tells the pasted options apart: the best option's support
+    minus the runner-up's (options.option_score), 0 when it supports none."""
+    scores = sorted((option_score(q, text, evidence) for _, text in q.options), reverse=True)
+    if not scores or scores[0] <= 0:
+        return 0.0
+    return min(1.0, scores[0] - (scores[1] if len(scores) > 1 else 0.0))
 
 
 def _header_score(q: Question, header: str) -> float:
