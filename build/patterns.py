@@ -356,9 +356,10 @@ EXCEPTION_WORDS = re.compile(r"\b(?:salvo|excepto|exceptuan?|excepcion|no obstan
 OTHER_POINTS = re.compile(r"\bpuntos?\b.*\b(?:carne|permiso|pierd|perder|quit|recuper|novel)|"
                           r"\b(?:pierd|perder|quit|recuper)\w*\b.*\bpuntos?\b|permiso por puntos|"
                           r"curso de (?:recuperacion|sensibilizacion)|saldo de puntos")
-# every form of "multar" and "sancionar" ("¿cuánto me multan…?", "¿me pueden sancionar…?")
-OTHER_FINES = re.compile(r"\b(?:mult(?:a|as|ar|an|en|ado|ada|ados|aran?)|sancion(?:es|ar|an|en|"
-                         r"ad[oa]s?)?|euros|importe|pronto pago|"
+# "¿cuánto me multan…?" asks the amount (the Ley's); "¿me pueden multar por…?" asks whether
+# something is forbidden, which this Reglamento may well say
+OTHER_FINES = re.compile(r"\b(?:multa|multas|sancion|sanciones|euros|importe|pronto pago|"
+                         r"cuanto (?:me |te |le |nos |les |os )?(?:multan|sancionan|cobran)|"
                          r"descuento del 50|recurrir|recurso|prescrib|infraccion (?:leve|grave)"
                          r"\w* .*(?:cuesta|euros|multa)|embargo)\b")
 OTHER_LICENCE = re.compile(r"\b(?:sacar(?:me|se)? el (?:carne|permiso)|obtener el (?:carne|permiso)|"
