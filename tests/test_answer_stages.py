@@ -272,7 +272,10 @@ def test_emphasis_marks_numbers_and_rule_words():
     ("Un turismo en autopista no debe superar...\na) 100 km/h\nb) 120 km/h\nc) 130 km/h",
      "Autopista y autovía: 120 km/h para turismos.", "b"),
     ("¿Qué color tiene?\na) Rojo.\nb) Verde.\nc) Azul.", "Nada que ver con colores.", None),
-], ids=["words", "numbers", "cannot-decide"])
+    # one word of four is too little support to name an option, whatever the margin
+    ("¿Qué hace?\na) Frena despacio junto al arcén.\nb) Sigue.\nc) Para.",
+     "Se detendrá en el arcén.", None),
+], ids=["words", "numbers", "cannot-decide", "too-little-support"])
 def test_choose_option(question, evidence, letter):
     choice = choose(read_question(question), evidence)
     assert choice is not None and choice.letter == letter

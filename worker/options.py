@@ -4,8 +4,8 @@ Each option is read against the cited words (the answer span, its lead-in and th
 passage): the share of the option's own content stems found there, minus every number of the
 option that the passage does not contain (an option that changes a figure is not supported).
 Stems the option shares with the question stem do not count — they say nothing about which
-option is right. The best option wins only by a margin; otherwise the answer says it cannot
-decide and shows the deciding words anyway.
+option is right. The best option wins only when enough of its words are there and by a margin;
+otherwise the answer says it cannot decide and shows the deciding words anyway.
 """
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ from citavial.build.text import numbers, stems
 from citavial.worker.question import Question
 
 MARGIN = 0.2
+# The best option must be supported by more than a third of its own words: below that, on the
+# dev split and the practice bank, a named option was as often wrong as right, and a wrong
+# option named to a student costs more than "no puedo decidir".
+MIN_SUPPORT = 0.34
 PREFIX = 5
 
 
@@ -50,6 +54,6 @@ def choose(q: Question, evidence: str) -> Choice | None:
                      for letter, text in q.options), key=lambda t: (-t[0], t[1]))
     scores = tuple((letter, s) for s, letter, _ in sorted(scored, key=lambda t: t[1]))
     best, runner = scored[0], scored[1] if len(scored) > 1 else (0.0, "", "")
-    if best[0] <= 0 or best[0] - runner[0] < MARGIN:
+    if best[0] < MIN_SUPPORT or best[0] - runner[0] < MARGIN:
         return Choice(None, "", scores)
     return Choice(best[1], best[2], scores)
