@@ -30,6 +30,7 @@ from citavial.build.practice import bank_json, read_bank
 from citavial.build.practice import prose_items as practice_prose
 from citavial.build.prose import check_prose
 from citavial.build.refs import RefError, parse_ref
+from citavial.build.renames import FILE_NAME as RENAMES_FILE
 from citavial.build.renames import with_renames
 from citavial.build.render import ExtraPage, render, render_pages, spanish_date
 from citavial.build.signs import catalogue, groups, sign_entries, signs_json
@@ -141,6 +142,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         ]
         pages += render_pages(reg, site_src, stage, extra, base_url=base_url, images=images)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
+        if (Path(corpus_dir) / RENAMES_FILE).is_file():   # `citavial mcp` reads only dist/
+            write_staged_bytes(stage / RENAMES_FILE, (Path(corpus_dir) / RENAMES_FILE).read_bytes())
         write_page_links(reg, stage, allowlist)
         signs_page = _signs_page(texto, allowlist)
         pages += render_pages(reg, site_src, stage, [signs_page], base_url=base_url,

@@ -34,6 +34,7 @@ CALLS = {  # id → (tool, arguments)
     "verify-outside": ("verify_quote", {"ref": "art82.2", "text": QUOTE}),
     "link-passage": ("deep_link", {"ref": "art82.1"}),
     "link-quote": ("deep_link", {"ref": "art82.1", "text": QUOTE}),
+    "verify-renamed": ("verify_quote", {"ref": "rd.df1.77", "text": "Vía urbana"}),
 }
 BAD_CALLS = {  # id → (tool, arguments, words the error must contain)
     "missing-argument": ("get_passage", {}, "ref"),
@@ -44,6 +45,9 @@ BAD_CALLS = {  # id → (tool, arguments, words the error must contain)
     "ref-unknown": ("get_passage", {"ref": "art999"}, "not a citable passage"),
     "ref-unparsable": ("get_passage", {"ref": "capítulo tres"}, "is not a reference"),
     "ref-repealed": ("get_passage", {"ref": "art51"}, "not a citable passage"),
+    # corpus/refs-renamed.json, copied into dist/ by the build: the server reads only dist/
+    "ref-renamed": ("get_passage", {"ref": "rd.df1.77"}, "is now rd.df1.3.p4"),
+    "link-renamed": ("deep_link", {"ref": "rd.df1.77"}, "fix: ask for rd.df1.3.p4"),
     "link-not-literal": ("deep_link", {"ref": "art82.1", "text": "por donde se quiera ir"},
                          "not a literal quote"),
     "unknown-tool": ("delete_everything", {}, "delete_everything"),
@@ -138,6 +142,11 @@ def test_verify_quote_is_the_gate(session, allowlist, name, ok, code):
     if ok:
         assert r["passage"]["url"] == BASE + "art82.html#art82-1:~:text=" + \
             "el%20adelantamiento%20deber%C3%A1%20efectuarse%20por%20la%20izquierda%20del%20veh%C3%ADculo"
+
+
+def test_verify_quote_names_a_renamed_ref_as_the_build_does(session):
+    r = session["verify-renamed"].structured_content
+    assert (r["ok"], r["code"]) == (False, "ref-renamed") and "is now rd.df1.3.p4" in r["reason"]
 
 
 def test_deep_link(session, allowlist):

@@ -4,12 +4,14 @@
 exactly as the build does. The allowlist lists every citable passage with its unit page, so the
 units the gate needs (ref, page, passages in force) are rebuilt from it, and
 ``citavial.build.verify.check_quote`` runs unchanged on the very pages the site serves.
-Difference: a repealed ref is not in the allowlist, so it is reported as unknown.
+Difference: a repealed ref is not in the allowlist, so it is reported as unknown. A renamed ref
+is told as the build tells it ("ref renamed: … is now …"): the build copies the rename table
+into dist/refs-renamed.json.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from citavial.build.models import (
     Unit,
 )
 from citavial.build.refs import RefError, canonical, human_label, parse_ref
+from citavial.build.renames import load_renames
 from citavial.build.verify import Pages, check_quote, reason_code
 from citavial.worker.allowlist import Allowlist, load_allowlist
 
@@ -69,7 +72,8 @@ class DistGate:
     def __init__(self, dist: Path) -> None:
         self.dist = Path(dist)
         self.allowlist = load_allowlist(self.dist / "allowlist.json")
-        self.reg = regulation_from_allowlist(self.allowlist)
+        self.renames = load_renames(self.dist)
+        self.reg = replace(regulation_from_allowlist(self.allowlist), renames=self.renames)
         self.pages = Pages(self.dist)
 
     def resolve(self, ref: str) -> str:

@@ -60,6 +60,11 @@ class Passages:
         except BuildError as err:
             raise ToolError(f"ref {text!r}: {err.problem} (fix: {err.fix})") from None
         e = self.gate.allowlist.get(canon)
+        moved = self.gate.renames.get(canon)
+        if e is None and moved is not None:
+            raise ToolError(f"ref {text!r} was renamed: it is now {fragment(moved.new)} (since "
+                            f"{moved.since}: {moved.reason}) (fix: ask for "
+                            f"{fragment(moved.new)})")
         if e is None:
             raise ToolError(f"ref {text!r} is not a citable passage in force on "
                             f"{self.gate.allowlist.as_of} (fix: find it with search, or list "
