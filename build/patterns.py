@@ -362,7 +362,8 @@ OTHER_FINES = re.compile(r"\b(?:multa|multas|sancion|sanciones|euros|importe|pro
                          r"cuanto (?:me |te |le |nos |les |os )?(?:multan|sancionan|cobran)|"
                          r"descuento del 50|recurrir|recurso|prescrib|infraccion (?:leve|grave)"
                          r"\w* .*(?:cuesta|euros|multa)|embargo)\b")
-OTHER_LICENCE = re.compile(r"\b(?:sacar(?:me|se)? el (?:carne|permiso)|obtener el (?:carne|permiso)|"
+OTHER_LICENCE = re.compile(r"\b(?:sacar(?:me|se)? (?:el|la) (?:carne|permiso|licencia)|"
+                           r"obtener (?:el|la) (?:carne|permiso|licencia)|"
                            r"renovar el (?:carne|permiso)|renovacion del (?:carne|permiso)|"
                            r"permiso de conduccion|carne de conducir|permiso de conducir|"
                            r"clase (?:b|a1|a2|am|c|d)\b|edad (?:minima )?para (?:conducir|sacar|obtener)|"

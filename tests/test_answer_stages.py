@@ -93,12 +93,13 @@ def test_emphasis_patterns(pattern, text, found):
     (P.OTHER_LICENCE, "Con el carnet B, ¿puedo enganchar un remolque de más de 750 kg?"),
     (P.OTHER_LICENCE, "¿Qué permiso necesita para llevar un turismo con remolque?"),
     (P.OTHER_LICENCE, "¿Necesito un permiso especial para conducir un tractor?"),
+    (P.OTHER_LICENCE, "¿Con qué edad se puede sacar la licencia de ciclomotor?"),
     (P.OTHER_VEHICLES, "Tras vender su coche, ¿en qué plazo debe comunicarlo?"),
     (P.OTHER_VEHICLES, "¿Qué requisitos tiene un coche para ser considerado histórico?"),
     (P.OTHER_INSURANCE, "¿Tengo que tener seguro aunque el coche esté aparcado?"),
     (P.OTHER_INSURANCE, "¿Es obligatorio un seguro de responsabilidad civil en bici?"),
 ], ids=["points", "fines", "how-much-fined", "licence", "itv", "insurance", "penal", "carnet", "which-licence",
-        "licence-for", "selling", "historic", "having-insurance", "civil-liability"])
+        "licence-for", "moped-licence", "selling", "historic", "having-insurance", "civil-liability"])
 def test_other_norm_patterns(pattern, text):
     assert pattern.search(fold(text))
 
@@ -110,8 +111,9 @@ def test_other_norm_patterns(pattern, text):
     "Si no estoy seguro de que me vean, ¿puedo avisar con el claxon?",
     "¿Puedo conducir con auriculares?",
     "Soy adulto, ¿me pueden multar por ir en bici por la acera?",  # art. 121: is it allowed?
+    "Tengo licencia de ciclomotor hace años, ¿qué tasa de alcohol tengo?",  # art. 20
 ], ids=["plate-light", "approved-seat", "approved-helmet", "sure-of", "headphones",
-        "can-i-be-fined"])
+        "can-i-be-fined", "holding-a-licence"])
 def test_other_norm_patterns_leave_this_regulations_questions(text):
     assert not any(p.search(fold(text)) for p in (P.OTHER_POINTS, P.OTHER_FINES, P.OTHER_LICENCE,
                                                   P.OTHER_VEHICLES, P.OTHER_INSURANCE,

@@ -26,12 +26,13 @@ sys.path.insert(0, str(ROOT))
 
 from citavial.build.index import build_index, collect  # noqa: E402
 from citavial.build.index.evaluate import evaluate, load_golden, nearest_hook, table  # noqa: E402
+from citavial.build.index.hooks import DEFAULT_HOOKS  # noqa: E402
 from citavial.build.index.search import Searcher  # noqa: E402
 from citavial.build.pipeline import load_regulation  # noqa: E402
 from citavial.build.search_cli import latest_golden  # noqa: E402
 
 AS_OF = date(2026, 11, 29)
-HOOKS = ROOT / "corpus" / "hooks" / "hooks-v3.jsonl"
+HOOKS = DEFAULT_HOOKS   # the product's (build/index/hooks.py)
 LOAD_SNIPPET = ("import sys, time; t = time.perf_counter(); sys.path.insert(0, {root!r}); "
                 "from citavial.build.index.retriever import load_retriever; r = load_retriever({dist!r}); "
                 "r.search('velocidad máxima en autopista', k=10); "
