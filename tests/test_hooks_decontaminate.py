@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS_DIR = ROOT / "corpus" / "hooks"
 
@@ -81,3 +83,45 @@ def test_dev_split_measurements_read_the_dev_clean_index():
     from citavial.build.index.hooks import DEV_INDEX_DIR, INDEX_DIR, index_dir_for
     assert [index_dir_for(s) for s in ("test", "dev", "all", None)] == [
         INDEX_DIR, DEV_INDEX_DIR, DEV_INDEX_DIR, DEV_INDEX_DIR]
+
+
+def _assemble_module():
+    sys.path.insert(0, str(HOOKS_DIR))
+    try:
+        import assemble
+    finally:
+        sys.path.pop(0)
+    return assemble
+
+
+@pytest.mark.parametrize("written,stored", [
+    ("¿Puedo adelantar en una curva?", "¿Puedo adelantar en una curva?"),
+    ("puedo aparcar en el carril bus", "puedo aparcar en el carril bus?"),
+    ("se puede pasar con el ambar.", "se puede pasar con el ambar?"),
+    ("Una marca amarilla en zigzag indica:", "Una marca amarilla en zigzag indica..."),
+    ("Fuera de poblado, los peatones circulan por...", "Fuera de poblado, los peatones circulan por..."),
+    ("¿Quién tiene prioridad?\na) El ciclista.\nb) Usted.\nc) El que llegue antes.",
+     "¿Quién tiene prioridad?"),
+], ids=["question", "no-question-mark", "full-stop", "colon-stem", "dots-stem", "pasted-options"])
+def test_assemble_writes_the_file_forms(written, stored):
+    assert _assemble_module().file_form(written) == stored
+
+
+def test_assemble_drops_known_and_repeated_questions(tmp_path):
+    known = tmp_path / "hooks-v1.jsonl"
+    known.write_text(json.dumps({"ref": "RD-1428/2003#art87.1.a", "questions": [
+        "¿Puedo adelantar en una curva?"]}, ensure_ascii=False) + "\n", "utf-8")
+    writer = tmp_path / "writer.jsonl"
+    writer.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in [
+        {"ref": "RD-1428/2003#art87.1.a", "questions": ["puedo adelantar en una curva",
+                                                         "¿Y en un paso de cebra?"]},
+        {"ref": "RD-1428/2003#art87.1.b", "questions": ["¿Y en un paso de cebra?",
+                                                         "¿Adelantar en un paso para peatones?"]},
+    ]), "utf-8")
+    out = tmp_path / "hooks-v9.jsonl"
+    res = run(str(HOOKS_DIR / "assemble.py"), str(out), str(writer), "--known", str(known))
+    assert res.returncode == 0, res.stderr
+    assert "2 duplicates dropped" in res.stdout
+    assert [json.loads(line) for line in out.read_text("utf-8").splitlines()] == [
+        {"ref": "RD-1428/2003#art87.1.a", "questions": ["¿Y en un paso de cebra?"]},
+        {"ref": "RD-1428/2003#art87.1.b", "questions": ["¿Adelantar en un paso para peatones?"]}]
