@@ -125,3 +125,18 @@ def test_assemble_drops_known_and_repeated_questions(tmp_path):
     assert [json.loads(line) for line in out.read_text("utf-8").splitlines()] == [
         {"ref": "RD-1428/2003#art87.1.a", "questions": ["¿Y en un paso de cebra?"]},
         {"ref": "RD-1428/2003#art87.1.b", "questions": ["¿Adelantar en un paso para peatones?"]}]
+
+
+@pytest.mark.slow
+def test_hooks_v4_is_rederived_byte_for_byte_from_its_writers(tmp_path):
+    """The published hooks-v4 is what assemble.py + decontaminate.py make of the writers'
+    files kept in corpus/hooks/writers/v4/ (nothing was edited by hand)."""
+    raw, out = tmp_path / "raw.jsonl", tmp_path / "hooks-v4.jsonl"
+    writers = sorted(str(p) for p in (HOOKS_DIR / "writers" / "v4").glob("out-*.jsonl"))
+    res = run(str(HOOKS_DIR / "assemble.py"), str(raw), *writers,
+              "--known", str(HOOKS_DIR / "hooks-v2.jsonl"))
+    assert res.returncode == 0, res.stderr
+    res = run(str(HOOKS_DIR / "decontaminate.py"), str(raw), str(ROOT / "golden" / "golden-v2.jsonl"),
+              str(out), "--splits", "test,dev")
+    assert res.returncode == 0, res.stderr
+    assert out.read_bytes() == (HOOKS_DIR / "hooks-v4.jsonl").read_bytes()
