@@ -128,15 +128,17 @@ def test_assemble_drops_known_and_repeated_questions(tmp_path):
 
 
 @pytest.mark.slow
-def test_hooks_v4_is_rederived_byte_for_byte_from_its_writers(tmp_path):
-    """The published hooks-v4 is what assemble.py + decontaminate.py make of the writers'
-    files kept in corpus/hooks/writers/v4/ (nothing was edited by hand)."""
-    raw, out = tmp_path / "raw.jsonl", tmp_path / "hooks-v4.jsonl"
-    writers = sorted(str(p) for p in (HOOKS_DIR / "writers" / "v4").glob("out-*.jsonl"))
+@pytest.mark.parametrize("version,known", [("v4", ["hooks-v2.jsonl"]),
+                                           ("v5", ["hooks-v2.jsonl", "hooks-v4.jsonl"])])
+def test_hooks_are_rederived_byte_for_byte_from_their_writers(tmp_path, version, known):
+    """A published hooks-vN made from blind writers is what assemble.py + decontaminate.py make
+    of the writers' files kept in corpus/hooks/writers/vN/ (nothing was edited by hand)."""
+    raw, out = tmp_path / "raw.jsonl", tmp_path / f"hooks-{version}.jsonl"
+    writers = sorted(str(p) for p in (HOOKS_DIR / "writers" / version).glob("out-*.jsonl"))
     res = run(str(HOOKS_DIR / "assemble.py"), str(raw), *writers,
-              "--known", str(HOOKS_DIR / "hooks-v2.jsonl"))
+              "--known", *(str(HOOKS_DIR / k) for k in known))
     assert res.returncode == 0, res.stderr
     res = run(str(HOOKS_DIR / "decontaminate.py"), str(raw), str(ROOT / "golden" / "golden-v2.jsonl"),
               str(out), "--splits", "test,dev")
     assert res.returncode == 0, res.stderr
-    assert out.read_bytes() == (HOOKS_DIR / "hooks-v4.jsonl").read_bytes()
+    assert out.read_bytes() == (HOOKS_DIR / f"hooks-{version}.jsonl").read_bytes()

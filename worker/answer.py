@@ -30,12 +30,13 @@ from citavial.worker.generate import Lead, lead
 from citavial.worker.model import Model, ModelStatus
 from citavial.worker.options import Choice, choose
 from citavial.worker.prompts import Prompt
-from citavial.worker.question import Question, read_question
+from citavial.worker.question import NUMBER, Question, read_question
 from citavial.worker.span import Span, select
 
 Event = tuple[str, dict]
 DEFAULT_K = 5     # passages retrieved per answer (4 → 5 chosen on dev with hooks-v4)
 SOURCES = 3   # passages offered when the answer is "No lo tengo claro"
+TABLE_DEPTH = 10   # a question asking for a figure also reads the tables ranked up to here
 
 
 class Retriever(Protocol):
@@ -80,6 +81,8 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     hits = [(e, h.score) for h in result.hits if (e := deps.allowlist.get(h.ref)) is not None]
     retrieved = [e for e, _ in hits]
     candidates, priors = reader.expand(retrieved, [s for _, s in hits])
+    if q.kind == NUMBER and TABLE_DEPTH > deps.k:
+        candidates, priors = _deeper_tables(text, deps, reader, candidates, priors)
     entries = tuple(candidates)
     span = (select(q, entries, reader.idf, reader.table, reader.lead_in, priors, reader.hooks,
                    reader.similarity(q.stem, entries)) if entries else None)
@@ -90,6 +93,20 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     if decision.outcome == ANSWER and span is not None and q.options:
         choice = choose(q, _evidence(span))
     return Reading(q, result, entries, span, decision, choice, {"retrieved": len(retrieved)})
+
+
+def _deeper_tables(text: str, deps: Deps, reader: Reader, candidates: list[AllowlistEntry],
+                   priors: list[float]) -> tuple[list[AllowlistEntry], list[float]]:
+    """A question asking for a figure also reads the tables ranked below the first k: a table
+    is a bag of cells to the ranking, which places it below passages that merely share the
+    question's words ("… circular por una autopista a velocidad anormalmente reducida")."""
+    deeper = deps.retriever.search(text, TABLE_DEPTH).hits
+    best = max((h.score for h in deeper), default=0.0) or 1.0
+    seen = {e.ref for e in candidates}
+    extra = [(e, max(0.0, h.score) / best) for h in deeper[deps.k:]
+             if h.ref not in seen and (e := deps.allowlist.get(h.ref)) is not None
+             and reader.table(h.ref)]
+    return candidates + [e for e, _ in extra], priors + [w for _, w in extra]
 
 
 def _evidence(span: Span) -> str:

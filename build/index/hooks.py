@@ -24,15 +24,16 @@ from citavial.build.renames import Renames, load_renames
 # only if `citavial eval --split dev` improves with it. hooks-v2 (v1's questions plus 2,870
 # written blind to the golden set, decontaminated against its test split) beat v1 alone on dev;
 # hooks-v4 (2,824 more in exam forms, blind, decontaminated against test and dev) beat v3 alone
-# on the dev-clean index (search and answers, corpus/hooks/README.md).
-PROMOTED = ("hooks-v2.jsonl", "hooks-v4.jsonl")
+# on the dev-clean index (search and answers, corpus/hooks/README.md); hooks-v5 (2,611 more,
+# plain, yes/no and situational, the same way) beat v3 + v4 on its search and first citations.
+PROMOTED = ("hooks-v2.jsonl", "hooks-v4.jsonl", "hooks-v5.jsonl")
 # The dev-clean versions: hooks-v3 is v2 without the 341 questions near a golden *dev* question
 # (corpus/hooks/decontaminate.py). Everything measured or fitted on dev (`citavial eval --split
 # dev`, `citavial calibrate`, the embedding model's training) reads an index built from these,
 # dist/index-dev/: with v2, dev flattered every figure and the answer gate learnt to trust hook
 # matches that unseen questions never get. The product keeps v2: the dropped questions are the
 # most obvious ones ("¿Qué es una vía urbana?"), the ones users ask. hooks-v4 is in both.
-DEV_CLEAN = ("hooks-v3.jsonl", "hooks-v4.jsonl")
+DEV_CLEAN = ("hooks-v3.jsonl", "hooks-v4.jsonl", "hooks-v5.jsonl")
 DEFAULT_HOOKS = tuple(paths.HOOKS / name for name in PROMOTED)
 DEV_CLEAN_HOOKS = tuple(paths.HOOKS / name for name in DEV_CLEAN)
 INDEX_DIR = "index"          # dist/index/: the product's index, read by the worker

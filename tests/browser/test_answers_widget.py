@@ -81,12 +81,7 @@ EXAMPLES = [
     pytest.param("¿Puedo ir a 100?", "100 km/h", "art48", id="puedo-ir-a-100"),
     pytest.param("¿Se puede usar el móvil con manos libres mientras conduzco?", None, "art18-2",
                  id="hands-free-exception"),
-    # A known regression (README, limitations): since hooks-v4 the span chooser prefers art.
-    # 71.3 ("En caso de avería de esta señal, deberá utilizarse la luz de cruce…", special
-    # vehicles) over the retrieved-first art. 101.2.c by a lexical near-tie. Strict: the day it
-    # answers from art. 101 again, this must be turned back into a plain example.
-    pytest.param("¿Cuándo hay que usar las luces de cruce?", None, "art10", id="luces-de-cruce",
-                 marks=pytest.mark.xfail(strict=True, reason="near-tie since hooks-v4: art. 71.3")),
+    pytest.param("¿Cuándo hay que usar las luces de cruce?", None, "art10", id="luces-de-cruce"),
 ]
 
 
