@@ -55,18 +55,19 @@ def test_decontaminate_refuses_to_overwrite_its_input(tmp_path):
     assert hooks.read_bytes() == before
 
 
-def _hooks_validate():
+def _hooks_module(name: str):
+    """corpus/hooks/<name>.py, which is a script folder, not a package."""
+    import importlib
     sys.path.insert(0, str(HOOKS_DIR))
     try:
-        import validate as hooks_validate
+        return importlib.import_module(name)
     finally:
         sys.path.pop(0)
-    return hooks_validate
 
 
 def test_product_hooks_are_clean_of_test_and_dev_clean_hooks_of_dev_too():
     from citavial.build.index.hooks import DEV_CLEAN, PROMOTED
-    hooks_validate = _hooks_validate()
+    hooks_validate = _hooks_module("validate")
     golden = str(ROOT / "golden" / "golden-v2.jsonl")
     for name in PROMOTED:
         assert hooks_validate.contamination(str(HOOKS_DIR / name), golden, ("test",)) == []
@@ -85,15 +86,6 @@ def test_dev_split_measurements_read_the_dev_clean_index():
         INDEX_DIR, DEV_INDEX_DIR, DEV_INDEX_DIR, DEV_INDEX_DIR]
 
 
-def _assemble_module():
-    sys.path.insert(0, str(HOOKS_DIR))
-    try:
-        import assemble
-    finally:
-        sys.path.pop(0)
-    return assemble
-
-
 @pytest.mark.parametrize("written,stored", [
     ("¿Puedo adelantar en una curva?", "¿Puedo adelantar en una curva?"),
     ("puedo aparcar en el carril bus", "puedo aparcar en el carril bus?"),
@@ -104,7 +96,7 @@ def _assemble_module():
      "¿Quién tiene prioridad?"),
 ], ids=["question", "no-question-mark", "full-stop", "colon-stem", "dots-stem", "pasted-options"])
 def test_assemble_writes_the_file_forms(written, stored):
-    assert _assemble_module().file_form(written) == stored
+    assert _hooks_module("assemble").file_form(written) == stored
 
 
 def test_assemble_drops_known_and_repeated_questions(tmp_path):
