@@ -142,8 +142,9 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         ]
         pages += render_pages(reg, site_src, stage, extra, base_url=base_url, images=images)
         write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
-        if (Path(corpus_dir) / RENAMES_FILE).is_file():   # `citavial mcp` reads only dist/
-            write_staged_bytes(stage / RENAMES_FILE, (Path(corpus_dir) / RENAMES_FILE).read_bytes())
+        renames = Path(corpus_dir) / RENAMES_FILE
+        if renames.is_file():   # `citavial mcp` reads only dist/
+            write_staged_bytes(stage / RENAMES_FILE, renames.read_bytes())
         write_page_links(reg, stage, allowlist)
         signs_page = _signs_page(texto, allowlist)
         pages += render_pages(reg, site_src, stage, [signs_page], base_url=base_url,

@@ -16,11 +16,11 @@ allowlist.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from citavial.build.models import AllowlistEntry, SearchResult
+from citavial.build.models import AllowlistEntry, SearchHit, SearchResult
 from citavial.worker import signs
 from citavial.worker.allowlist import Allowlist
 from citavial.worker.calibration import Calibration
@@ -77,12 +77,16 @@ class Reading:
 def read(text: str, deps: Deps, reader: Reader) -> Reading:
     """Retrieve, select, decide, choose — everything before any event is sent."""
     q = read_question(text)
-    result = deps.retriever.search(text, deps.k)
+    deep = q.kind == NUMBER and TABLE_DEPTH > deps.k
+    result = deps.retriever.search(text, TABLE_DEPTH if deep else deps.k)
+    ranked = result.hits   # k only cuts the ranking: its first k are the k-search's
+    if deep:
+        result = replace(result, hits=ranked[:deps.k])
     hits = [(e, h.score) for h in result.hits if (e := deps.allowlist.get(h.ref)) is not None]
     retrieved = [e for e, _ in hits]
     candidates, priors = reader.expand(retrieved, [s for _, s in hits])
-    if q.kind == NUMBER and TABLE_DEPTH > deps.k:
-        candidates, priors = _deeper_tables(text, deps, reader, candidates, priors)
+    if deep:
+        candidates, priors = _deeper_tables(ranked, deps, reader, candidates, priors)
     entries = tuple(candidates)
     span = (select(q, entries, reader.idf, reader.table, reader.lead_in, priors, reader.hooks,
                    reader.similarity(q.stem, entries)) if entries else None)
@@ -95,15 +99,15 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     return Reading(q, result, entries, span, decision, choice, {"retrieved": len(retrieved)})
 
 
-def _deeper_tables(text: str, deps: Deps, reader: Reader, candidates: list[AllowlistEntry],
+def _deeper_tables(ranked: Sequence[SearchHit], deps: Deps, reader: Reader,
+                   candidates: list[AllowlistEntry],
                    priors: list[float]) -> tuple[list[AllowlistEntry], list[float]]:
     """A question asking for a figure also reads the tables ranked below the first k: a table
     is a bag of cells to the ranking, which places it below passages that merely share the
     question's words ("… circular por una autopista a velocidad anormalmente reducida")."""
-    deeper = deps.retriever.search(text, TABLE_DEPTH).hits
-    best = max((h.score for h in deeper), default=0.0) or 1.0
+    best = max((h.score for h in ranked), default=0.0) or 1.0
     seen = {e.ref for e in candidates}
-    extra = [(e, max(0.0, h.score) / best) for h in deeper[deps.k:]
+    extra = [(e, max(0.0, h.score) / best) for h in ranked[deps.k:]
              if h.ref not in seen and (e := deps.allowlist.get(h.ref)) is not None
              and reader.table(h.ref)]
     return candidates + [e for e, _ in extra], priors + [w for _, w in extra]

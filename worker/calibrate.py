@@ -29,6 +29,7 @@ import numpy as np
 
 from citavial.build.atomic import write_text
 from citavial.build.errors import BuildError
+from citavial.build.index.hooks import DEV_INDEX_DIR, INDEX_DIR
 from citavial.build.text import read_jsonl
 from citavial.worker.calibration import PATH, SCHEMA
 from citavial.worker.support import support
@@ -143,7 +144,6 @@ FLOOR_PURITY = 0.9   # below the floor, this share of dev questions must be unan
 def features_of(golden: Path, dist_dir: Path) -> tuple[list, np.ndarray, np.ndarray, str]:
     """Gate inputs and labels of the golden DEV split (never test), and the dev lines' hash."""
     from citavial.build.golden import load_golden
-    from citavial.build.index.hooks import DEV_INDEX_DIR
     from citavial.worker.answer import read
     from citavial.worker.decide import features
     from citavial.worker.serve import load_deps
@@ -188,7 +188,7 @@ def calibrate(golden: Path, labels: Path, dist_dir: Path, out: Path = PATH) -> s
     cv = cross_validate(x, y)
     sup = calibrate_support(read_jsonl(labels), allow)
     doc = {"schema": SCHEMA, "index_version": _index_version(dist_dir),
-           "fitted_on_index": _index_version(dist_dir, "index-dev"),
+           "fitted_on_index": _index_version(dist_dir, DEV_INDEX_DIR),
            "golden": {"file": Path(golden).name, "split": "dev", "dev_sha256": digest,
                       "positives": int(y.sum()), "negatives": int(len(y) - y.sum())},
            "gate": {"features": list(FEATURES), **{k: gate[k] for k in (
@@ -204,7 +204,7 @@ def calibrate(golden: Path, labels: Path, dist_dir: Path, out: Path = PATH) -> s
             f"labelled sentences → {out}")
 
 
-def _index_version(dist_dir: Path, index: str = "index") -> str:
+def _index_version(dist_dir: Path, index: str = INDEX_DIR) -> str:
     """The version of dist/index/ (the product's, which the worker compares with to tell a
     stale calibration) or of the dev-clean index the gate was fitted on."""
     manifest = json.loads((Path(dist_dir) / index / "manifest.json").read_text("utf-8"))

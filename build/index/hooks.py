@@ -32,7 +32,8 @@ PROMOTED = ("hooks-v2.jsonl", "hooks-v4.jsonl", "hooks-v5.jsonl")
 # dev`, `citavial calibrate`, the embedding model's training) reads an index built from these,
 # dist/index-dev/: with v2, dev flattered every figure and the answer gate learnt to trust hook
 # matches that unseen questions never get. The product keeps v2: the dropped questions are the
-# most obvious ones ("¿Qué es una vía urbana?"), the ones users ask. hooks-v4 is in both.
+# most obvious ones ("¿Qué es una vía urbana?"), the ones users ask. hooks-v4 and v5 (written
+# blind, decontaminated against dev too) are in both.
 DEV_CLEAN = ("hooks-v3.jsonl", "hooks-v4.jsonl", "hooks-v5.jsonl")
 DEFAULT_HOOKS = tuple(paths.HOOKS / name for name in PROMOTED)
 DEV_CLEAN_HOOKS = tuple(paths.HOOKS / name for name in DEV_CLEAN)

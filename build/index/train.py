@@ -9,7 +9,7 @@ stem × passage matrix (latent semantic analysis); every surface form seen gets 
 scaled by the stem's idf (model2vec mean-pools, so the norm is the word's weight). Deterministic:
 the same passages and hooks give the same bytes.
 
-Run: .venv/bin/python -m citavial.build.index.train [--hooks corpus/hooks/hooks-v3.jsonl] [--out DIR]
+Run: .venv/bin/python -m citavial.build.index.train [--hooks HOOKS.jsonl ...] [--out DIR]
 """
 
 from __future__ import annotations
@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpus", type=Path, default=paths.CORPUS)
     p.add_argument("--as-of", type=date.fromisoformat, default=date(2026, 11, 29))
     p.add_argument("--hooks", type=Path, nargs="+", default=list(DEV_CLEAN_HOOKS),
-                   help="hook files (default: the dev-clean ones: the model also serves measurements on the dev split)")
+                   help="hook files (default: the dev-clean ones: the model also serves "
+                        "measurements on the dev split)")
     p.add_argument("--out", type=Path, default=paths.EMBEDDINGS / NAME)
     p.add_argument("--dim", type=int, default=DIM)
     args = p.parse_args(argv)
