@@ -41,21 +41,21 @@ def _cmd_verify_quote(args: argparse.Namespace) -> int:
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
     if args.images:
-        from citavial.build.corpus import verify_corpus
-        from citavial.build.images import fetch_images
+        from citavial.build.corpus.images import fetch_images
+        from citavial.build.corpus.integrity import verify_corpus
         texto = verify_corpus(args.corpus).texto_path
         print(fetch_images(args.boe_id, args.corpus, texto, base_url=args.image_base_url,
                            timeout=args.timeout))
         return 0
-    from citavial.build.fetch import fetch
+    from citavial.build.corpus.fetch import fetch
     print(fetch(args.boe_id, corpus_dir=args.corpus, base_url=args.base_url, timeout=args.timeout))
     return 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """Exit 0 when every citation passes, 1 when one does not, 2 when the check cannot run."""
-    from citavial.build import check_report as out
-    from citavial.build.check import CheckUsageError, check_notes, fix_links
+    from citavial.build.check import report as out
+    from citavial.build.check.notes import CheckUsageError, check_notes, fix_links
     try:
         report, texts = check_notes(args.paths, corpus=args.corpus, site_src=args.site_src,
                                     as_of=args.as_of, cache_dir=args.cache_dir)
@@ -68,7 +68,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                   end="")
         return 2
     if fixed:
-        from citavial.build.check import settle_fixed
+        from citavial.build.check.notes import settle_fixed
         report = settle_fixed(report, fixed)
     text = {"human": lambda: out.human(report, args.verbose, fixed),
             "json": lambda: out.as_json(report, fixed),

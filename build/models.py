@@ -279,7 +279,7 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class SignEntry:
-    """One code of the signs page (build/signs.py), as the search and the worker see it.
+    """One code of the signs page (build/render/signpage.py), as the search and the worker see it.
 
     ``name`` is in-force text only for road markings (``name_in_force``: ANEXO I §5 defines
     them in words, ``definition`` is that passage's ref); a vertical sign's name comes from the

@@ -154,7 +154,7 @@ DESIGNATED = re.compile(r"^(?:[a-zñ]\)|\d{1,3}\.(?:[ºª])?|[–-])\s")
 # \p{L} for letters): "3.500" (thousands), "2,5" (decimal), or a run of letters.
 SEARCH_CLIENT_TOKEN = re.compile(r"\d{1,3}(?:\.\d{3})+(?!\d)|\d+(?:,\d+)?|[^\W\d_]+")
 
-# --- the prose check (build/prose.py): numbers, absolutes and references in authored prose ----
+# --- the prose check (build/content/prose.py): numbers, absolutes and references in authored prose ----
 
 # Spelled-out numbers a guide or an explanation may use ("mayores de catorce años"); "un/una/uno"
 # are left out: they are articles far more often than amounts.
@@ -197,7 +197,7 @@ PROSE_EXCEPTION = re.compile(
     r"\b(salvo|excepto|excepcion(?:es)?|excepcional(?:es|mente)?|a\s+menos\s+que|"
     r"no\s+obstante|sin\s+perjuicio)\b")
 
-# The practice bank's tells (build/banktells.py), on folded option text. An absolute or sweeping
+# The practice bank's tells (build/content/banktells.py), on folded option text. An absolute or sweeping
 # option ("Nunca.", "Sí, siempre.", "Cualquier vehículo…"): the classic always-wrong distractor.
 OPTION_ABSOLUTE = re.compile(
     r"\b(siempre(?!\s+(?:que|y\s+cuando)\b)|nunca|jamas|en\s+ningun\s+caso|en\s+todo\s+caso|"
@@ -207,7 +207,7 @@ OPTION_ABSOLUTE = re.compile(
 # ("salvo que…", "si…", "cuando…"). The answer word "Sí," / "Sí." is not the conditional "si".
 OPTION_QUALIFIER = re.compile(
     r"\b(salvo|excepto|siempre\s+que|a\s+menos\s+que|cuando|aunque|mientras|si(?![,.\w]))\b")
-# A citation placeholder in a guide's body (build/guides.py PLACEHOLDER), its number captured.
+# A citation placeholder in a guide's body (build/content/guides.py PLACEHOLDER), its number captured.
 PLACEHOLDER_NUMBER = re.compile(r"CITAVIALCITE(\d+)X")
 # Punctuation between words, turned into spaces before whole-word lookups in folded passages.
 PROSE_PUNCT = re.compile(r"[^\w/%]+")
@@ -239,7 +239,7 @@ LOOSE_CHECK_CITATION = re.compile(r'\(cita:|\[«|"cita:|<!--[ \t]*cita:')
 CODE_SPAN = re.compile(r"(?P<ticks>`+)[^\n]+?(?P=ticks)")
 # A guide's front matter: "---" lines around "key: value" lines at the very start.
 FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
-# --- signs (build/signs.py) -------------------------------------------------------------------
+# --- signs (build/render/signpage.py) -------------------------------------------------------------------
 # A sign or road-marking code as the regulation writes it: "P-1", "R-101", "S-880", "M-4.3b";
 # the BOE sometimes puts a non-breaking hyphen (U+2011) in "R‑500".
 SIGN_CATALOGUE_CODE = re.compile(r"(?<![\w-])([PRSM])[-\u2011](\d{1,4}(?:\.\d{1,2})?[a-z]?)(?![\w-])")
@@ -308,7 +308,7 @@ WORDS = re.compile(r"[^\W\d_]{2,}")
 # Line breaks and tabs are allowed: students paste exam questions with their options on lines.
 QUESTION_FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
-# --- reading a question (worker/question.py, on folded text where noted) -------------------------
+# --- reading a question (worker/answer/question.py, on folded text where noted) -------------------------
 
 # A pasted option on its own line: "a) Sí.", "B. No, salvo…", "c)Nunca".
 OPTION_LINE = re.compile(r"^([a-dA-D])\s*[).]\s*(\S.*)$")
@@ -331,7 +331,7 @@ Q_YESNO = re.compile(
     r"esta prohibido|se permite|se prohibe|debe|debo|hay que|tengo que|tiene que|es correct[oa]|"
     r"es legal|esta bien|estoy obligado)\b")
 
-# --- choosing the answer span (worker/span.py) ---------------------------------------------------
+# --- choosing the answer span (worker/answer/span.py) ---------------------------------------------------
 
 # Where a passage splits into clauses a student can read alone: after ". ", "; " or ": " that is
 # followed by a capital, a letter designator or a digit — not in "art. 48" or "3.500".
@@ -351,7 +351,7 @@ SPEED_FIGURE = re.compile(r"\b\d+\s*(?:km/h|km por hora|kilómetros por hora|kil
 # Folded text of an exception clause inside a passage ("salvo …", "excepto …", "no obstante").
 EXCEPTION_WORDS = re.compile(r"\b(?:salvo|excepto|exceptuan?|excepcion|no obstante|sin perjuicio)\b")
 
-# --- other norms (worker/decide.py, on folded text) ----------------------------------------------
+# --- other norms (worker/answer/decide.py, on folded text) ----------------------------------------------
 
 OTHER_POINTS = re.compile(r"\bpuntos?\b.*\b(?:carne|permiso|pierd|perder|quit|recuper|novel)|"
                           r"\b(?:pierd|perder|quit|recuper)\w*\b.*\bpuntos?\b|permiso por puntos|"

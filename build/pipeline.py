@@ -14,27 +14,28 @@ from datetime import date
 from pathlib import Path
 
 from citavial.build.atomic import staged_dir, write_staged, write_staged_bytes
-from citavial.build.changes import by_date, change_id, passage_changed, unit_changes
-from citavial.build.corpus import verify_corpus
-from citavial.build.deeplinks import write_page_links
+from citavial.build.content.guides import guide_pages, prose_items, read_guides
+from citavial.build.content.practice import bank_json, read_bank
+from citavial.build.content.practice import prose_items as practice_prose
+from citavial.build.content.prose import check_prose
+from citavial.build.corpus.images import DIR as IMAGES_DIR
+from citavial.build.corpus.images import local_images
+from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.errors import BuildErrors
-from citavial.build.figures import collect_figures
-from citavial.build.guides import guide_pages, prose_items, read_guides
-from citavial.build.images import DIR as IMAGES_DIR
-from citavial.build.images import local_images
-from citavial.build.index import DEV_INDEX_DIR, build_index, collect, promoted_hooks
+from citavial.build.gate.deeplinks import write_page_links
+from citavial.build.gate.verify import Pages, check_quote, gate_counts, verify
+from citavial.build.index.collect import collect
 from citavial.build.index.embed import corpus_model
+from citavial.build.index.make import DEV_INDEX_DIR, build_index, promoted_hooks
 from citavial.build.ingest import ingest
 from citavial.build.models import ALLOWLIST_SCHEMA, Citation, Regulation
-from citavial.build.practice import bank_json, read_bank
-from citavial.build.practice import prose_items as practice_prose
-from citavial.build.prose import check_prose
 from citavial.build.refs import RefError, parse_ref
 from citavial.build.renames import FILE_NAME as RENAMES_FILE
 from citavial.build.renames import with_renames
-from citavial.build.render import ExtraPage, render, render_pages, spanish_date
-from citavial.build.signs import catalogue, groups, sign_entries, signs_json
-from citavial.build.verify import Pages, check_quote, gate_counts, verify
+from citavial.build.render.changes import by_date, change_id, passage_changed, unit_changes
+from citavial.build.render.figures import collect_figures
+from citavial.build.render.pages import ExtraPage, render, render_pages, spanish_date
+from citavial.build.render.signpage import catalogue, groups, sign_entries, signs_json
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
 

@@ -9,7 +9,7 @@ a passage is numbered, the old ref is recorded in ``corpus/refs-renamed.json`` (
   (``citavial.build.index.hooks``) map old refs to new ones when they read a file;
 * ``golden/validate.py`` and ``corpus/hooks/validate.py`` (standard library only) read the same
   file and accept an old ref only through it;
-* the citation gate (``citavial.build.verify``) answers an old ref with "ref renamed: … is now …",
+* the citation gate (``citavial.build.gate.verify``) answers an old ref with "ref renamed: … is now …",
   and ``citavial check --fix-links`` rewrites the citation to the new ref.
 
 An old ref must never be a passage again (the mapping would be ambiguous): ``check_renames``

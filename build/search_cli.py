@@ -76,7 +76,7 @@ def sign_line(sign: SignEntry) -> str:
 
 
 def _load(dist: Path):
-    from citavial.build.index.retriever import load_retriever
+    from citavial.build.index.query.retriever import load_retriever
     return load_retriever(dist)
 
 
@@ -129,9 +129,9 @@ def _read_batch(path: str) -> list[str]:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from citavial.build.index.evaluate import evaluate, table
+    from citavial.build.index.eval.retrieval import evaluate, table
     from citavial.build.index.hooks import index_dir_for
-    from citavial.build.index.search import Searcher
+    from citavial.build.index.query.search import Searcher
     golden = args.golden or latest_golden()
     searcher = Searcher.load(Path(args.dist) / index_dir_for(args.split))
     split = None if args.split == "all" else args.split

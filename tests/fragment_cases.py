@@ -35,7 +35,7 @@ def python_target(html: str, fragment: str) -> str | None:
     The first valid directive that matches decides (Chromium targets the first directive that
     matches); the element id in front of ``:~:`` is never a fallback (measured).
     """
-    from citavial.build.fragments import match_directive, parse_fragment, read_page
+    from citavial.build.gate.fragments import match_directive, parse_fragment, read_page
     page = read_page(html)
     for directive in parse_fragment(fragment)[1]:
         if directive is not None and (hit := match_directive(page, directive)) is not None:
@@ -44,7 +44,7 @@ def python_target(html: str, fragment: str) -> str | None:
 
 
 def _enc(text: str) -> str:
-    from citavial.build.fragments import encode_term
+    from citavial.build.gate.fragments import encode_term
     return encode_term(text)
 
 

@@ -16,7 +16,7 @@ _CACHE: dict[str, object] = {}
 
 def passages():
     if "passages" not in _CACHE:
-        from citavial.build.index import collect
+        from citavial.build.index.collect import collect
         from citavial.build.pipeline import load_regulation
         _CACHE["passages"] = collect(load_regulation(CORPUS, AS_OF))
     return _CACHE["passages"]
@@ -31,6 +31,6 @@ def built_dist() -> Path:
 
 def searcher():
     if "searcher" not in _CACHE:
-        from citavial.build.index.search import Searcher
+        from citavial.build.index.query.search import Searcher
         _CACHE["searcher"] = Searcher.load(built_dist() / "index")
     return _CACHE["searcher"]

@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from lxml import html as lhtml
 from support import AS_OF
 
-from citavial.build.fragments import match_directive, parse_fragment, read_page
+from citavial.build.gate.fragments import match_directive, parse_fragment, read_page
 
 SENTINEL = "text=citavial%20no%20es%20una%20publicaci%C3%B3n%20oficial"
 SAMPLE = 240

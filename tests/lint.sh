@@ -19,9 +19,9 @@ ln -s "$PWD/worker" "$tree/citavial/worker"
 (cd "$tree" && PYTHONPATH="$tree" "$OLDPWD/.venv/bin/lint-imports" --config "$OLDPWD/pyproject.toml")
 (cd "$tree" && MYPYPATH="$tree" "$OLDPWD/.venv/bin/mypy" --config-file "$OLDPWD/pyproject.toml" \
     --cache-dir "$tree/.mypy_cache" \
-    -p citavial.build.models -p citavial.build.renames -p citavial.build.text -p citavial.build.verify \
-    -p citavial.build.fragments -p citavial.build.paths -p citavial.build.web \
-    -p citavial.worker.static -p citavial.worker.answer -p citavial.worker.span \
-    -p citavial.worker.question -p citavial.worker.decide -p citavial.worker.options \
-    -p citavial.worker.cite -p citavial.worker.spanlink -p citavial.worker.generate \
-    -p citavial.worker.collect -p citavial.worker.evaluate)
+    -p citavial.build.models -p citavial.build.renames -p citavial.build.text -p citavial.build.gate.verify \
+    -p citavial.build.gate.fragments -p citavial.build.paths -p citavial.build.web -p citavial.build.headers \
+    -p citavial.worker.http.static -p citavial.worker.answer.ask -p citavial.worker.answer.span \
+    -p citavial.worker.answer.question -p citavial.worker.answer.decide -p citavial.worker.answer.options \
+    -p citavial.worker.answer.cite -p citavial.worker.answer.spanlink -p citavial.worker.lead.generate \
+    -p citavial.worker.answer.record -p citavial.worker.eval.scoring)

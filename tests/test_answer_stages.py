@@ -8,11 +8,18 @@ import pytest
 from citavial.build import patterns as P
 from citavial.build.models import AllowlistEntry
 from citavial.build.text import fold
-from citavial.worker import decide as D
-from citavial.worker.gate import GateModel
-from citavial.worker.options import choose
-from citavial.worker.question import EXCEPTION, NUMBER, OPEN, YESNO, read_question, split_options
-from citavial.worker.span import clauses, decisiveness, emphasis, select, table_cells
+from citavial.worker.answer import decide as D
+from citavial.worker.answer.abstain import GateModel
+from citavial.worker.answer.options import choose
+from citavial.worker.answer.question import (
+    EXCEPTION,
+    NUMBER,
+    OPEN,
+    YESNO,
+    read_question,
+    split_options,
+)
+from citavial.worker.answer.span import clauses, decisiveness, emphasis, select, table_cells
 
 
 def entry(ref: str, text: str) -> AllowlistEntry:

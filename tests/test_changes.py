@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 from support import CORPUS
 
-from citavial.build.changes import (
+from citavial.build.render.changes import (
     DELETED,
     EQUAL,
     INSERTED,

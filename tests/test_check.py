@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from support import AS_OF, CORPUS, ROOT, SITE_SRC
 
-from citavial.build import verify
-from citavial.build.check import CHECK_REASONS, scan
-from citavial.build.check_cache import REGULATION_FILE
+from citavial.build.check.cache import REGULATION_FILE
+from citavial.build.check.notes import CHECK_REASONS, scan
+from citavial.build.gate import verify
 from citavial.worker.cli import main
 
 REPO = Path(__file__).parent / "fixtures" / "check-repo"

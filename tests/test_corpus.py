@@ -10,7 +10,7 @@ from typing import Callable
 
 import pytest
 
-from citavial.build.corpus import (
+from citavial.build.corpus.integrity import (
     MAIN_NORM,
     SCHEMA,
     CorpusInfo,
@@ -150,7 +150,7 @@ DAMAGE = [
                  id="manifest-is-a-list"),
     pytest.param(_edit_manifest(_set("schema", "citavial-corpus-manifest/99")),
                  ["corpus/MANIFEST.json: schema is 'citavial-corpus-manifest/99', this build reads "
-                  "'citavial-corpus-manifest/1'", "update build/corpus.py"], id="manifest-unknown-schema"),
+                  "'citavial-corpus-manifest/1'", "update build/corpus/integrity.py"], id="manifest-unknown-schema"),
     pytest.param(_edit_manifest(lambda d: d.pop("schema")), ["schema is None"], id="manifest-no-schema"),
     pytest.param(_edit_manifest(_set("norms", {})), ["field norms must be a non-empty object"],
                  id="manifest-no-norms"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from support import SITE_SRC
 
-from citavial.build.guides import read_guide
-from citavial.build.practice import read_bank
+from citavial.build.content.guides import read_guide
+from citavial.build.content.practice import read_bank
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ from typing import Iterator
 
 import pytest
 
-from citavial.build.corpus import MAIN_NORM, verify_corpus
+from citavial.build.corpus.fetch import fetch
+from citavial.build.corpus.integrity import MAIN_NORM, verify_corpus
 from citavial.build.errors import BuildError
-from citavial.build.fetch import fetch
 
 REAL_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 OTHER = "BOE-A-2015-11722"
@@ -358,13 +358,13 @@ def test_corrupt_manifest_stops_fetch_before_downloading(boe: FakeBoe, corpus: P
 
 def test_write_failure_puts_every_previous_byte_back(boe: FakeBoe, corpus: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    import citavial.build.fetch
+    import citavial.build.corpus.fetch
 
     def disk_full(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
     boe.serve(MAIN_NORM, GOOD_TEXTO, GOOD_META)
-    monkeypatch.setattr(citavial.build.fetch, "write_manifest", disk_full)  # fails after both XML files were written
+    monkeypatch.setattr(citavial.build.corpus.fetch, "write_manifest", disk_full)  # fails after both XML files were written
     before = snapshot(corpus)
     with pytest.raises(BuildError, match=r"cannot write the corpus \(\[Errno 28\] No space left on device\)"):
         fetch(MAIN_NORM, corpus, boe.base_url, TIMEOUT)

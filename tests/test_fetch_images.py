@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from support import AS_OF, CORPUS, SITE_SRC, tree_hash
 
+from citavial.build.corpus.images import fetch_images, file_name, image_paths, local_images
 from citavial.build.errors import BuildError
-from citavial.build.images import fetch_images, file_name, image_paths, local_images
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 TEXTO = """<?xml version="1.0" encoding="utf-8"?>

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from citavial.build.errors import BuildError
-from citavial.build.figures import collect_figures, count_figure, wilson
+from citavial.build.render.figures import collect_figures, count_figure, wilson
 
 GATE = {"checked": 383, "failed": 0, "passages": 1436}
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citavial.build.errors import BuildError
-from citavial.build.fragments import (
+from citavial.build.gate.fragments import (
     TextDirective,
     decode_term,
     deep_link,
@@ -22,7 +22,7 @@ from citavial.build.fragments import (
     parse_fragment,
     read_page,
 )
-from citavial.build.fragments.directive import MAX_EXACT, locate
+from citavial.build.gate.fragments.directive import MAX_EXACT, locate
 from citavial.build.normalize import normalize
 
 _ENCODED = re.compile(r"(?:[A-Za-z0-9!$'()*+./:;=?@_~]|%[0-9A-F]{2})*")
@@ -139,7 +139,7 @@ def test_long_passage_uses_a_range():
 
 def test_indistinguishable_passage_falls_back_to_the_id(caplog):
     # #g repeats #b and is preceded by the same words as #b: no prefix/suffix can tell them apart.
-    caplog.set_level("INFO", logger="citavial.build.fragments.directive")
+    caplog.set_level("INFO", logger="citavial.build.gate.fragments.directive")
     page = read_page(PAGE)
     assert deep_link(page, "g", "La vía pública es de todos.").kind == "fallback"
     assert directive_for(page, "g", "La vía pública es de todos.") == "g"
@@ -200,6 +200,6 @@ def test_long_passage_range_always_selects_it(blocks, data):
 @given(st.text())
 def test_encode_term_equals_the_byte_by_byte_rule(text):
     """encode_term (urllib's quote + "-") escapes exactly the bytes outside the raw-safe set."""
-    from citavial.build.fragments.directive import _RAW
+    from citavial.build.gate.fragments.directive import _RAW
     expected = "".join(chr(b) if b in _RAW else f"%{b:02X}" for b in text.encode("utf-8"))
     assert encode_term(text) == expected

@@ -5,8 +5,8 @@ from __future__ import annotations
 import fragment_cases
 import pytest
 
-from citavial.build.fragments import TextDirective, find_all, match_directive, read_page
-from citavial.build.fragments.wordbreak import is_boundary
+from citavial.build.gate.fragments import TextDirective, find_all, match_directive, read_page
+from citavial.build.gate.fragments.wordbreak import is_boundary
 
 
 @pytest.mark.parametrize("case", fragment_cases.ALL, ids=[c.id for c in fragment_cases.ALL])

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citavial.build.fragments import read_page
+from citavial.build.gate.fragments import read_page
 
 
 def blocks(html: str) -> list[tuple[str | None, str]]:
@@ -118,7 +118,7 @@ def _kept_reference(kinds: str) -> list[int]:
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="tcn", max_size=40))
 def test_kept_spans_equal_the_item_by_item_rule(kinds):
-    from citavial.build.fragments.collapse import kept_spans
+    from citavial.build.gate.fragments.collapse import kept_spans
     view = kinds.translate(str.maketrans("cn", " \n"))
     kept = [i for a, b in kept_spans(view) for i in range(a, b)]
     assert kept == _kept_reference(kinds)

@@ -1,4 +1,4 @@
-"""The gate's output is pinned byte for byte: optimising build/verify.py or build/fragments/ must
+"""The gate's output is pinned byte for byte: optimising build/gate/verify.py or build/gate/fragments/ must
 not change a single deep link or verdict.
 
 Pinned (tests/snapshots/gate-digest.json): the sha256 of dist/allowlist.json and
@@ -27,9 +27,9 @@ def gate_digest(reg, site: Path) -> dict[str, str | int]:
     """Digests of what the gate decided on the built ``site``."""
     from support import SITE_SRC
 
-    from citavial.build.guides import read_guides
-    from citavial.build.practice import read_bank
-    from citavial.build.verify import verify
+    from citavial.build.content.guides import read_guides
+    from citavial.build.content.practice import read_bank
+    from citavial.build.gate.verify import verify
 
     cits = [c for g in read_guides(SITE_SRC / "content") for c in g.citations]
     cits += [q.citation for q in read_bank(SITE_SRC / "practice")]

@@ -43,8 +43,8 @@ def test_golden_v2_has_a_sealed_test_split_of_new_exam_style_questions():
 def test_calibration_reads_dev_only(tmp_path, built_site):
     """Calibrating on a copy of the golden file without its test questions writes the same
     calibration, byte for byte: the test split cannot influence the gate."""
-    from citavial.worker.calibrate import calibrate
-    labels = ROOT / "worker" / "support-labels.jsonl"
+    from citavial.worker.eval.calibrate import calibrate
+    labels = ROOT / "worker" / "lead" / "support-labels.jsonl"
     dev_only = tmp_path / "golden-v2.jsonl"
     lines = GOLDEN.read_text(encoding="utf-8").splitlines()
     dev_only.write_text("\n".join(line for line in lines

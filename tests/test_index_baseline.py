@@ -12,7 +12,7 @@ import json
 import pytest
 from index_helpers import ROOT, searcher
 
-from citavial.build.index.evaluate import evaluate
+from citavial.build.index.eval.retrieval import evaluate
 
 BASELINE = ROOT / "golden" / "baseline.json"
 

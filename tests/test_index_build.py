@@ -11,9 +11,9 @@ import pytest
 from index_helpers import HOOKS, built_dist, passages, searcher
 
 from citavial.build.errors import BuildError
-from citavial.build.index import build_index
-from citavial.build.index.retriever import load_retriever
-from citavial.build.index.search import Searcher
+from citavial.build.index.make import build_index
+from citavial.build.index.query.retriever import load_retriever
+from citavial.build.index.query.search import Searcher
 from citavial.build.web.assets import asset
 
 
@@ -26,8 +26,8 @@ def test_same_input_same_bytes(tmp_path):
     """The index of the built site, rebuilt from the same inputs as the pipeline's, byte for byte."""
     from index_helpers import CORPUS
 
-    from citavial.build.index import promoted_hooks
     from citavial.build.index.embed import corpus_model
+    from citavial.build.index.make import promoted_hooks
     from citavial.build.index.signmatch import sign_entry
     site = built_dist()
     urls = {e["ref"]: e["url"] for e in

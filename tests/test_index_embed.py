@@ -61,7 +61,7 @@ def test_plain_model2vec_folder_is_read_with_its_tokenizer(tmp_path):
 
 @pytest.mark.slow
 def test_trainer_reproduces_the_bundled_model(tmp_path):
-    from citavial.build.index.train import main
+    from citavial.build.index.make.train import main
     assert main(["--out", str(tmp_path / "citavial-static-v1")]) == 0
     for name in ("config.json", "model.safetensors", "tokenizer.json"):
         a = hashlib.sha256((tmp_path / "citavial-static-v1" / name).read_bytes()).hexdigest()

@@ -11,8 +11,8 @@ import pytest
 from index_helpers import built_dist, searcher
 
 from citavial.build.errors import BuildError
-from citavial.build.index import metrics as M
-from citavial.build.index.evaluate import evaluate, load_golden, table
+from citavial.build.index.eval import metrics as M
+from citavial.build.index.eval.retrieval import evaluate, load_golden, table
 from citavial.build.search_cli import add_parsers
 
 N = "RD-1428/2003#"

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citavial.build.index import fuse
+from citavial.build.index.query import fuse
 
 REFS = ["r0", "r1", "r2", "r3", "r4", "r5"]
 TIE = np.arange(len(REFS))          # refs are already in sorted order

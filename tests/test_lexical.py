@@ -1,4 +1,4 @@
-"""build/index/lexical.py: the ranking `citavial search`, the worker and the static page share."""
+"""build/index/query/lexical.py: the ranking `citavial search`, the worker and the static page share."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from citavial.build import patterns as P
-from citavial.build.index import lexical as L
+from citavial.build.index.query import lexical as L
 
 
 @pytest.mark.parametrize("text,terms", [

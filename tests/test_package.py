@@ -79,7 +79,7 @@ def _lint_imports(root: Path) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("extra,kept", [
     ({}, True),
-    ({"citavial/build/backedge.py": "import citavial.worker.answer\n"}, False),
+    ({"citavial/build/backedge.py": "import citavial.worker.answer.ask\n"}, False),
     ({"citavial/build/backedge.py": "from citavial.worker import cli\n"}, False),
 ], ids=["as-is", "build-imports-worker-module", "build-imports-worker-name"])
 def test_import_contract_catches_a_back_edge(tmp_path, extra, kept):

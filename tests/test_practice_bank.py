@@ -1,14 +1,14 @@
 """The practice bank as content: size, coverage, stable ids, and the tells that would let a
-student answer without knowing the rule (build/banktells.py). Runs in CI; prints the report."""
+student answer without knowing the rule (build/content/banktells.py). Runs in CI; prints the report."""
 
 from __future__ import annotations
 
 import pytest
 from support import SITE_SRC
 
-from citavial.build.banktells import Tell, report, specificity, tells
+from citavial.build.content.banktells import Tell, report, specificity, tells
+from citavial.build.content.practice import TOPICS, Question, read_bank
 from citavial.build.models import Citation
-from citavial.build.practice import TOPICS, Question, read_bank
 
 PRACTICE = SITE_SRC / "practice"
 

@@ -1,4 +1,4 @@
-"""The prose check (build/prose.py): table tests of true and false cases for each rule, run on the
+"""The prose check (build/content/prose.py): table tests of true and false cases for each rule, run on the
 real regulation, a fabricated absolute, and the check wired into the build."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 from support import AS_OF, CORPUS, SITE_SRC
 
 from citavial.build import patterns as P
+from citavial.build.content.prose import Passages, ProseItem, absolutes, check_item, quantities
 from citavial.build.errors import BuildErrors
 from citavial.build.models import Citation
 from citavial.build.pipeline import build_site
-from citavial.build.prose import Passages, ProseItem, absolutes, check_item, quantities
 
 
 def item(text: str, *cites: tuple[str, str], given: str = "", context: str = "") -> ProseItem:

@@ -16,11 +16,11 @@ import pytest
 from support import CORPUS, ROOT
 
 from citavial.build.errors import BuildError
+from citavial.build.gate.verify import Pages, check_quote, reason_code
 from citavial.build.golden import load_golden
 from citavial.build.index.hooks import load_hooks, promoted_hooks
 from citavial.build.models import Citation
 from citavial.build.renames import Renames, load_renames, with_renames
-from citavial.build.verify import Pages, check_quote, reason_code
 
 R = "RD-1428/2003#"
 GOLDEN = ROOT / "golden"

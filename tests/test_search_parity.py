@@ -12,7 +12,7 @@ import pytest
 from support import ROOT
 
 from citavial.build.golden import load_golden
-from citavial.build.index.retriever import load_retriever
+from citavial.build.index.query.retriever import load_retriever
 from citavial.build.web.assets import asset
 
 RUNNER = ROOT / "tests" / "js" / "search_rank.js"

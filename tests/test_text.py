@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from citavial.build import patterns as P
 from citavial.build.errors import BuildError
 from citavial.build.text import ACCENT_FOLDS, fold, normalize, numbers, read_jsonl, stems, words
-from citavial.worker.sanitize import fold as sanitize_fold
+from citavial.worker.lead.sanitize import fold as sanitize_fold
 
 FOLD_CASES = [
     ("lower-accents", "Vía Rápida", "via rapida"),

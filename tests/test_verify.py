@@ -8,10 +8,10 @@ import pytest
 from support import AS_OF, CORPUS, SITE_SRC, tree_hash
 
 from citavial.build.errors import BuildErrors
+from citavial.build.gate.verify import Pages, check_quote
 from citavial.build.models import Citation
 from citavial.build.pipeline import build_site
 from citavial.build.refs import parse_ref
-from citavial.build.verify import Pages, check_quote
 from citavial.worker.cli import main
 
 
@@ -136,7 +136,7 @@ def test_verify_quote_cli(capsys, args, code, stream, text):
 
 
 def test_gate_counts_come_from_the_verdicts():
-    from citavial.build.verify import QuoteCheck, gate_counts
+    from citavial.build.gate.verify import QuoteCheck, gate_counts
     cit = Citation("t.md", 1, "RD-1428/2003#art48.1", "x")
     checks = [QuoteCheck(cit, ""), QuoteCheck(cit, "not found on the cited page"),
               QuoteCheck(cit, "")]

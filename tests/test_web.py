@@ -15,8 +15,8 @@ import pytest
 
 from citavial.build import patterns as P
 from citavial.build.errors import BuildError
+from citavial.build.headers import cache_control, csp, security_headers
 from citavial.build.web import assets, icons, inline
-from citavial.build.web.headers import cache_control, csp, security_headers
 from citavial.build.web.share import normalize_base_url
 
 SW_BUILD = re.compile(r"var BUILD = (\{.*?\});")

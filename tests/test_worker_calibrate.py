@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from worker_helpers import fixed_allowlist
 
-from citavial.worker.calibrate import (
+from citavial.worker.answer.calibration import PATH, SCHEMA, UNCALIBRATED, load_calibration
+from citavial.worker.eval.calibrate import (
     best_threshold,
     calibrate_support,
     cross_validate,
@@ -16,7 +17,6 @@ from citavial.worker.calibrate import (
     fit_logistic,
     rates,
 )
-from citavial.worker.calibration import PATH, SCHEMA, UNCALIBRATED, load_calibration
 
 
 def test_logistic_recovers_the_direction_of_a_separating_feature():

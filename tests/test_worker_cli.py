@@ -14,10 +14,10 @@ from worker_helpers import (
     fixed_allowlist,
 )
 
-import citavial.worker.serve
-from citavial.worker.answer import Deps
+import citavial.worker.http.serve
+from citavial.worker.answer.ask import Deps
 from citavial.worker.cli import add_parsers
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
 
@@ -43,7 +43,7 @@ def scripted(tmp_path, monkeypatch):
         return Deps(FixedRetriever(allow, REFS), allow,
                     load_prompt(PROMPTS_DIR / "answer-chat.md"), model, SCRIPTED_STATUS,
                     TEST_CALIBRATION, model_lead=model is not None), "", {}
-    monkeypatch.setattr(citavial.worker.serve, "load_deps", fake_load_deps)
+    monkeypatch.setattr(citavial.worker.http.serve, "load_deps", fake_load_deps)
     return allow
 
 

@@ -22,11 +22,11 @@ from worker_helpers import (
     parse_sse,
 )
 
-from citavial.worker.answer import Deps, answer
-from citavial.worker.app import sse
-from citavial.worker.calibration import Calibration
-from citavial.worker.gate import GateModel
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.worker.answer.abstain import GateModel
+from citavial.worker.answer.ask import Deps, answer
+from citavial.worker.answer.calibration import Calibration
+from citavial.worker.http.app import sse
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "worker_sse"
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]

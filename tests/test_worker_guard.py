@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citavial.worker.guard import CITE, TEXT, SlotGuard
+from citavial.worker.lead.guard import CITE, TEXT, SlotGuard
 
 
 def run(pieces: list[str], n: int = 3, primed: str = "") -> tuple[list, object]:

@@ -22,11 +22,11 @@ from worker_helpers import (
     parse_sse,
 )
 
-from citavial.worker.answer import Deps
-from citavial.worker.app import WorkerState
-from citavial.worker.limits import InferenceSlot, RateLimiter
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
-from citavial.worker.serve import ServerThread
+from citavial.worker.answer.ask import Deps
+from citavial.worker.http.app import WorkerState
+from citavial.worker.http.limits import InferenceSlot, RateLimiter
+from citavial.worker.http.serve import ServerThread
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
 ANSWER = ["Queda prohibido conducir utilizando auriculares", " [[REF:1]]", "."]
@@ -259,7 +259,7 @@ def test_without_index_the_site_is_served_and_api_says_why(server):
 def test_static_files_and_no_traversal(server):
     port, _ = server()
     assert raw_get(port, "/static/chat.js").endswith(b"\r\n\r\n/* widget */")
-    for path in ("/../worker/app.py", "/static/../../worker/app.py", "/%2e%2e/worker/app.py"):
+    for path in ("/../worker/http/app.py", "/static/../../worker/http/app.py", "/%2e%2e/worker/http/app.py"):
         assert raw_get(port, path).startswith(b"HTTP/1.1 404"), path
     reply = raw_get(port, "/api/nothing")
     assert reply.startswith(b"HTTP/1.1 404") and b'"status": 404' in reply

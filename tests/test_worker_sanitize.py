@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citavial.worker.sanitize import OMITTED, TextSanitizer, clean_word
+from citavial.worker.lead.sanitize import OMITTED, TextSanitizer, clean_word
 
 
 def stream(pieces: list[str]) -> str:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citavial.worker.segment import Segmenter
+from citavial.worker.lead.segment import Segmenter
 
 
 def segment(items, slots="after"):

@@ -1,4 +1,4 @@
-"""The worker on a question about a sign itself (worker/signs.py), on the real built site: a road
+"""The worker on a question about a sign itself (worker/answer/signq.py), on the real built site: a road
 marking the text in force defines is answered with that passage, cited from the allowlist; a
 vertical sign gets its previous-catalogue name labelled as not a quote, its signs-page link and
 the in-force passages that mention it — never a random passage, never an invented citation."""
@@ -10,11 +10,11 @@ import json
 import pytest
 from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION
 
-from citavial.build.index.retriever import load_retriever
-from citavial.worker.allowlist import load_allowlist
-from citavial.worker.answer import Deps, answer
-from citavial.worker.collect import collect
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.build.index.query.retriever import load_retriever
+from citavial.worker.answer.allowlist import load_allowlist
+from citavial.worker.answer.ask import Deps, answer
+from citavial.worker.answer.record import collect
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +104,8 @@ def test_other_questions_take_the_ordinary_path(question, deps):
 
 
 def test_api_search_returns_the_signs_a_query_names(built_site):
-    from citavial.worker.app import create_app
-    from citavial.worker.serve import load_state
+    from citavial.worker.http.app import create_app
+    from citavial.worker.http.serve import load_state
     client = create_app(load_state(built_site, ask_per_minute=0)).test_client()
     doc = client.get("/api/search", query_string={"q": "r101", "k": 3}).get_json()
     assert doc["ok"] and doc["signs"][0] == {"code": "R-101", "name": "Entrada prohibida",

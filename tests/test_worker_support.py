@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citavial.build.text import STOP_WORDS, fold
-from citavial.worker.support import FILLER, numbers, support
+from citavial.worker.lead.support import FILLER, numbers, support
 
 _SNOWBALL = Stemmer.Stemmer("spanish")
 

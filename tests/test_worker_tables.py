@@ -9,11 +9,11 @@ from dataclasses import replace
 import pytest
 from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION
 
-from citavial.build.index.retriever import load_retriever
-from citavial.worker import answer as A
-from citavial.worker.allowlist import load_allowlist
-from citavial.worker.cite import Reader
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
+from citavial.build.index.query.retriever import load_retriever
+from citavial.worker.answer import ask as A
+from citavial.worker.answer.allowlist import load_allowlist
+from citavial.worker.answer.cite import Reader
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 TABLE = "RD-1428/2003#art48.1.a"
 

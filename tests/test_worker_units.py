@@ -8,11 +8,11 @@ import pytest
 from worker_helpers import FIXED_ENTRIES, fixed_allowlist
 
 from citavial.build.errors import BuildError
-from citavial.worker.allowlist import load_allowlist
-from citavial.worker.limits import InferenceSlot, QueueFull, RateLimiter
-from citavial.worker.metrics import Metrics
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt, render_request, shorten
-from citavial.worker.validate import InvalidInput, check_question, parse_search_args
+from citavial.worker.answer.allowlist import load_allowlist
+from citavial.worker.http.limits import InferenceSlot, QueueFull, RateLimiter
+from citavial.worker.http.metrics import Metrics
+from citavial.worker.http.validate import InvalidInput, check_question, parse_search_args
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt, render_request, shorten
 
 
 def _write_allowlist(tmp_path, mutate):

@@ -18,13 +18,13 @@ from worker_helpers import (
     fixed_allowlist,
 )
 
+from citavial.build.headers import csp
 from citavial.build.web.assets import asset
-from citavial.build.web.headers import csp
-from citavial.worker.answer import Deps
-from citavial.worker.app import WorkerState
-from citavial.worker.limits import InferenceSlot, RateLimiter
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
-from citavial.worker.serve import ServerThread
+from citavial.worker.answer.ask import Deps
+from citavial.worker.http.app import WorkerState
+from citavial.worker.http.limits import InferenceSlot, RateLimiter
+from citavial.worker.http.serve import ServerThread
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 QUESTION = "¿Puedo llevar auriculares mientras conduzco la moto?"
 

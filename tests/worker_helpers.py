@@ -1,7 +1,7 @@
 """Shared pieces of the worker tests: an allowlist, a retriever and a scripted model.
 
 * ``allowlist_path()`` — allowlist.json of the one built site of the test process.
-* ``LexicalRetriever`` — a small, deterministic stand-in for build/index/retriever.py (token overlap
+* ``LexicalRetriever`` — a small, deterministic stand-in for build/index/query/retriever.py (token overlap
   over the allowlist texts), with one evidence feature, used where the test is about the
   pipeline and not about search quality.
 * ``ScriptedModel`` — yields given pieces as if they were model tokens.
@@ -23,9 +23,9 @@ from httpx_sse import EventSource, connect_sse
 
 from citavial.build.models import SearchHit, SearchResult
 from citavial.build.normalize import normalize
-from citavial.worker.allowlist import Allowlist, load_allowlist
-from citavial.worker.calibration import Calibration
-from citavial.worker.model import ModelStatus
+from citavial.worker.answer.allowlist import Allowlist, load_allowlist
+from citavial.worker.answer.calibration import Calibration
+from citavial.worker.lead.model import ModelStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 

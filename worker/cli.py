@@ -56,10 +56,10 @@ def add_parsers(subparsers) -> None:
     m.set_defaults(func=_cmd_model_setup)
 
     c = subparsers.add_parser("calibrate", help="fit the abstention gate and support threshold "
-                              "on the golden set → worker/calibration.json")
+                              "on the golden set → worker/answer/calibration.json")
     c.add_argument("--golden", type=Path, default=paths.GOLDEN / "golden-v2.jsonl",
                    help="golden file; only its dev split is read")
-    c.add_argument("--labels", type=Path, default=Path(__file__).resolve().parent / "support-labels.jsonl")
+    c.add_argument("--labels", type=Path, default=Path(__file__).resolve().parent / "lead" / "support-labels.jsonl")
     c.add_argument("--dist", type=Path, default=DIST)
     c.set_defaults(func=_cmd_calibrate)
 
@@ -73,7 +73,7 @@ def add_parsers(subparsers) -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from citavial.worker.serve import serve
+    from citavial.worker.http.serve import serve
     serve(args.dist, host=args.host, port=args.port, ask_per_minute=args.rate,
           max_waiting=args.queue, load_llm=not args.no_model, model_lead=args.model_lead,
           log_questions=args.log_questions)
@@ -88,29 +88,29 @@ def _base_url(value: str) -> str:
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
-    from citavial.worker.mcp_server import serve_stdio
+    from citavial.worker.mcp.server import serve_stdio
     serve_stdio(args.dist, args.base_url)   # stdout is the protocol: nothing else is printed
     return 0
 
 
 def _cmd_model_setup(args: argparse.Namespace) -> int:
-    from citavial.worker.model import assemble_default, sha256_file
+    from citavial.worker.lead.model import assemble_default, sha256_file
     path = assemble_default(args.path)
     print(f"model ready: {path} (sha256 {sha256_file(path)})")
     return 0
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from citavial.worker.calibrate import calibrate
+    from citavial.worker.eval.calibrate import calibrate
     print(calibrate(args.golden, args.labels, args.dist))
     return 0
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
-    from citavial.worker.answer import answer
-    from citavial.worker.collect import collect
-    from citavial.worker.serve import load_deps
-    from citavial.worker.validate import InvalidInput, check_question
+    from citavial.worker.answer.ask import answer
+    from citavial.worker.answer.record import collect
+    from citavial.worker.http.serve import load_deps
+    from citavial.worker.http.validate import InvalidInput, check_question
     if bool(args.question) == bool(args.batch):
         print("citavial ask: give either a question or --batch FILE", file=sys.stderr)
         return 2
@@ -133,9 +133,9 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
 
 def _batch(path: Path, deps) -> int:
-    from citavial.worker.answer import answer
-    from citavial.worker.collect import collect
-    from citavial.worker.validate import InvalidInput, check_question
+    from citavial.worker.answer.ask import answer
+    from citavial.worker.answer.record import collect
+    from citavial.worker.http.validate import InvalidInput, check_question
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as err:

@@ -1,7 +1,7 @@
 """Embed: a model2vec static model → unit vectors of passages, hooks and questions.
 
 The default model is the project's own (corpus/embeddings/citavial-static-v1, trained offline by
-build/index/train.py). Any other model2vec model can be used by path, or by name if it is already
+build/index/make/train.py). Any other model2vec model can be used by path, or by name if it is already
 in the local Hugging Face cache (e.g. potion-multilingual-128M); nothing is ever downloaded.
 """
 

@@ -6,7 +6,7 @@ Layout (schema "citavial-index/1"):
   terms.json          the BM25 vocabularies of passages and hook questions
   hooks.json          hook questions and the passage each returns
   lexical.json        the shared lexical ranking (lexical.py), also written as search-index.js
-  signs.json          the sign catalogue's codes (build/signs.py: name, page link, in-force refs)
+  signs.json          the sign catalogue's codes (build/render/signpage.py: name, page link, in-force refs)
   arrays.safetensors  BM25 postings, passage and hook vectors
   model/              the embedding model (copied when it is small, else referenced by path)
 Same input → same bytes: JSON with sorted keys, safetensors (no timestamps), no dates.

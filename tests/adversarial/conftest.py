@@ -74,7 +74,7 @@ def assert_contract(events: list[tuple[str, dict]], entries: dict[str, dict]) ->
 def real_state():
     """The worker's state as `citavial serve` loads it: the built site, its index, the real
     model."""
-    from citavial.worker.serve import load_state
+    from citavial.worker.http.serve import load_state
     state = load_state(built_site_dir(), ask_per_minute=0, max_waiting=8, model_lead=True)
     if state.deps is None or state.deps.model is None:
         pytest.fail("the real model did not load: run `.venv/bin/citavial model-setup` "
@@ -85,7 +85,7 @@ def real_state():
 @pytest.fixture(scope="session")
 def real_worker(real_state):
     """(port, state) of the real worker on 127.0.0.1."""
-    from citavial.worker.serve import ServerThread
+    from citavial.worker.http.serve import ServerThread
     srv = ServerThread(real_state, threads=8).__enter__()
     yield srv.server.effective_port, real_state
     srv.stop()
@@ -96,7 +96,7 @@ def site_worker():
     """(port, state) of the worker as `citavial serve` starts it on the built site (real index,
     real allowlist, real HTTP server on 127.0.0.1) but without loading the model: for tests of
     the HTTP layer, which never reaches the model."""
-    from citavial.worker.serve import ServerThread, load_state
+    from citavial.worker.http.serve import ServerThread, load_state
     state = load_state(built_site_dir(), ask_per_minute=0, max_waiting=8, load_llm=False)
     assert state.deps is not None, state.unavailable
     srv = ServerThread(state, threads=8).__enter__()

@@ -11,7 +11,7 @@ import time
 import pytest
 from support import AS_OF, CORPUS, ROOT, SITE_SRC, tree_hash
 
-from citavial.build.corpus import load_manifest, sha256_hex, write_manifest
+from citavial.build.corpus.integrity import load_manifest, sha256_hex, write_manifest
 from citavial.build.errors import BuildError
 from citavial.build.pipeline import build_site
 

@@ -15,19 +15,19 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from citavial.build.content.guides import Guide, read_guide
 from citavial.build.errors import BuildError
-from citavial.build.fragments.directive import (
+from citavial.build.gate.fragments.directive import (
     TextDirective,
     decode_term,
     encode_term,
     format_directive,
     parse_directive,
 )
-from citavial.build.guides import Guide, read_guide
 from citavial.build.patterns import QUESTION_FORBIDDEN
 from citavial.build.refs import RefError, parse_ref
-from citavial.worker.app import sse
-from citavial.worker.validate import InvalidInput, check_question, parse_ask_body
+from citavial.worker.http.app import sse
+from citavial.worker.http.validate import InvalidInput, check_question, parse_ask_body
 
 pytestmark = pytest.mark.adversarial
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +109,7 @@ EVENT = st.tuples(st.sampled_from(["sources", "token", "retract", "citations", "
 @given(st.lists(EVENT, min_size=1, max_size=6), st.lists(st.integers(1, 400), max_size=40))
 @example([("token", {"s": 0, "text": "a\n\nb\r\nc\u2028d ñ € 🚗"})], [1] * 40)
 def test_widget_sse_parser_rebuilds_the_events_for_any_chunking(events, cuts):
-    """What worker/app.py's sse() encodes, chat.js's read() decodes, however the bytes are cut
+    """What worker/http/app.py's sse() encodes, chat.js's read() decodes, however the bytes are cut
     (even inside a multi-byte UTF-8 character)."""
     raw = b"".join(sse(n, d) for n, d in events)
     chunks, pos = [], 0
@@ -232,7 +232,7 @@ def test_parse_directive_never_raises(value):
 def test_parse_search_args_never_raises_anything_but_invalid_input(q, k):
     from werkzeug.datastructures import MultiDict
 
-    from citavial.worker.validate import parse_search_args
+    from citavial.worker.http.validate import parse_search_args
     try:
         q_out, k_out = parse_search_args(MultiDict({"q": q, "k": k}))
     except InvalidInput:
@@ -247,7 +247,7 @@ def test_allowlist_with_a_lone_surrogate_is_refused(tmp_path):
     from support import built_site_dir
 
     from citavial.build.errors import BuildError as _BuildError
-    from citavial.worker.allowlist import load_allowlist
+    from citavial.worker.answer.allowlist import load_allowlist
 
     doc = _json.loads((built_site_dir() / "allowlist.json").read_text(encoding="utf-8"))
     doc["entries"] = doc["entries"][:3]

@@ -10,9 +10,9 @@ import unicodedata
 
 import pytest
 
+from citavial.build.gate.verify import Pages, check_quote
 from citavial.build.models import Citation
 from citavial.build.refs import parse_ref
-from citavial.build.verify import Pages, check_quote
 
 pytestmark = pytest.mark.adversarial
 REF = parse_ref("art48.1.a.1o")

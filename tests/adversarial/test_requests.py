@@ -12,11 +12,11 @@ import threading
 import pytest
 from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION, FixedRetriever, fixed_allowlist
 
-from citavial.worker.answer import Deps
-from citavial.worker.app import WorkerState
-from citavial.worker.limits import InferenceSlot, RateLimiter
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
-from citavial.worker.serve import ServerThread
+from citavial.worker.answer.ask import Deps
+from citavial.worker.http.app import WorkerState
+from citavial.worker.http.limits import InferenceSlot, RateLimiter
+from citavial.worker.http.serve import ServerThread
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 pytestmark = pytest.mark.adversarial
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support import built_site_dir
 
-from citavial.worker.serve import ServerThread, load_state
+from citavial.worker.http.serve import ServerThread, load_state
 
 pytestmark = pytest.mark.adversarial
 
@@ -47,7 +47,7 @@ def small_dist(tmp_path: Path) -> Path:
 
 
 def model_file() -> Path:
-    from citavial.worker.model import default_model_path
+    from citavial.worker.lead.model import default_model_path
     path = default_model_path()
     if not path.is_file():
         pytest.fail(f"{path} missing: run `.venv/bin/citavial model-setup`")
@@ -195,8 +195,8 @@ def test_client_disconnect_mid_stream_stops_real_generation(real_state):
 
 
 def replace_deps(state, model):
-    from citavial.worker.app import WorkerState
-    from citavial.worker.limits import InferenceSlot, RateLimiter
+    from citavial.worker.http.app import WorkerState
+    from citavial.worker.http.limits import InferenceSlot, RateLimiter
     return WorkerState(dist_dir=state.dist_dir, deps=replace(state.deps, model=model),
                        index_info=state.index_info, ask_limiter=RateLimiter(0, 1),
                        slot=InferenceSlot(4))

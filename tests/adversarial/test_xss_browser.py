@@ -12,13 +12,13 @@ import pytest
 from support import built_site_dir
 from worker_helpers import SCRIPTED_STATUS, FixedRetriever
 
-from citavial.worker.allowlist import load_allowlist
-from citavial.worker.answer import Deps
-from citavial.worker.app import WorkerState
-from citavial.worker.calibration import Calibration
-from citavial.worker.limits import InferenceSlot, RateLimiter
-from citavial.worker.prompts import PROMPTS_DIR, load_prompt
-from citavial.worker.serve import ServerThread
+from citavial.worker.answer.allowlist import load_allowlist
+from citavial.worker.answer.ask import Deps
+from citavial.worker.answer.calibration import Calibration
+from citavial.worker.http.app import WorkerState
+from citavial.worker.http.limits import InferenceSlot, RateLimiter
+from citavial.worker.http.serve import ServerThread
+from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 pytestmark = [pytest.mark.adversarial, pytest.mark.browser]
 POISONED = Path(__file__).parent / "data" / "poisoned-allowlist.json"

@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 from citavial.build.golden import load_golden  # noqa: E402
 from citavial.build.index.hooks import index_dir_for  # noqa: E402
-from citavial.worker.answer import answer  # noqa: E402
-from citavial.worker.collect import collect  # noqa: E402
-from citavial.worker.evaluate import score_row, summarize  # noqa: E402
-from citavial.worker.serve import load_deps  # noqa: E402
+from citavial.worker.answer.ask import answer  # noqa: E402
+from citavial.worker.answer.record import collect  # noqa: E402
+from citavial.worker.eval.scoring import score_row, summarize  # noqa: E402
+from citavial.worker.http.serve import load_deps  # noqa: E402
 
 
 def run(split: str, dist: Path) -> tuple[dict, list[dict]]:

@@ -23,12 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from citavial.build.corpus import verify_corpus  # noqa: E402
-from citavial.build.guides import read_guides  # noqa: E402
+from citavial.build.content.guides import read_guides  # noqa: E402
+from citavial.build.content.practice import read_bank  # noqa: E402
+from citavial.build.corpus.integrity import verify_corpus  # noqa: E402
+from citavial.build.gate.verify import verify  # noqa: E402
 from citavial.build.ingest import ingest  # noqa: E402
-from citavial.build.practice import read_bank  # noqa: E402
-from citavial.build.render import render  # noqa: E402
-from citavial.build.verify import verify  # noqa: E402
+from citavial.build.render.pages import render  # noqa: E402
 
 
 def _stage_times(as_of: date) -> tuple[float, ...]:

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from citavial.build.guides import read_guides  # noqa: E402
+from citavial.build.content.guides import read_guides  # noqa: E402
 from citavial.build.refs import fragment  # noqa: E402
 
 AS_OF = "2026-11-29"

@@ -23,8 +23,8 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from citavial.worker.app import WorkerState  # noqa: E402
-from citavial.worker.serve import ServerThread  # noqa: E402
+from citavial.worker.http.app import WorkerState  # noqa: E402
+from citavial.worker.http.serve import ServerThread  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 PAGES = [("index", "index.html"), ("article", "art48.html"), ("annex section", "anexoI-5.html"),

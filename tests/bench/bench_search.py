@@ -24,17 +24,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from citavial.build.index import build_index, collect  # noqa: E402
-from citavial.build.index.evaluate import evaluate, load_golden, nearest_hook, table  # noqa: E402
+from citavial.build.index.collect import collect  # noqa: E402
+from citavial.build.index.eval.retrieval import evaluate, load_golden, nearest_hook, table  # noqa: E402
 from citavial.build.index.hooks import DEFAULT_HOOKS  # noqa: E402
-from citavial.build.index.search import Searcher  # noqa: E402
+from citavial.build.index.make import build_index  # noqa: E402
+from citavial.build.index.query.search import Searcher  # noqa: E402
 from citavial.build.pipeline import load_regulation  # noqa: E402
 from citavial.build.search_cli import latest_golden  # noqa: E402
 
 AS_OF = date(2026, 11, 29)
 HOOKS = DEFAULT_HOOKS   # the product's (build/index/hooks.py)
 LOAD_SNIPPET = ("import sys, time; t = time.perf_counter(); sys.path.insert(0, {root!r}); "
-                "from citavial.build.index.retriever import load_retriever; r = load_retriever({dist!r}); "
+                "from citavial.build.index.query.retriever import load_retriever; r = load_retriever({dist!r}); "
                 "r.search('velocidad máxima en autopista', k=10); "
                 "print(time.perf_counter() - t)")
 
@@ -79,8 +80,8 @@ def bench_queries(searcher: Searcher, questions: list[str], rounds: int) -> list
 
 
 def _first_hits(searcher: Searcher, positives, settings) -> tuple[list[int], list[int]]:
-    from citavial.build.index import metrics as M
-    from citavial.build.index.evaluate import _unit_of
+    from citavial.build.index.eval import metrics as M
+    from citavial.build.index.eval.retrieval import _unit_of
     art, apt = [], []
     for q in positives:
         hits = searcher.search(q.question, k=30, settings=settings).hits
@@ -105,7 +106,7 @@ def _row(name: str, searcher: Searcher, positives, settings, masks) -> str:
 
 def sweep(searcher: Searcher, golden: Path, passages, tmp: Path) -> None:
     """The variants tried to choose the defaults (article/apartado recall@5, article MRR)."""
-    from citavial.build.index.train import train
+    from citavial.build.index.make.train import train
     positives = [q for q in load_golden(golden, "dev") if q.kind == "positive"]
     near = nearest_hook(positives, searcher.hook_questions)
     masks = {"dev": [True] * len(positives),

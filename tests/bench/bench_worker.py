@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from citavial.build.normalize import normalize  # noqa: E402
-from citavial.worker.allowlist import load_allowlist  # noqa: E402
+from citavial.worker.answer.allowlist import load_allowlist  # noqa: E402
 
 WARMUP = ["¿Cuál es la velocidad máxima en autopista?", "¿Puedo aparcar en doble fila?",
           "¿Qué significa una línea continua?", "¿Cuándo hay que usar las luces de cruce?",
@@ -110,7 +110,7 @@ def page_text(url: str, page: str, cache: dict) -> str:
     """The served page's searchable text, block by block (the gate's own text model: table cells
     are separate blocks, so a plain text_content() would glue "120" and "90" into "12090")."""
     if page not in cache:
-        from citavial.build.fragments import read_page
+        from citavial.build.gate.fragments import read_page
         body = urllib.request.urlopen(f"{url}/{page}", timeout=30).read()
         cache[page] = " ".join(b.norm for b in read_page(body).blocks)
     return cache[page]

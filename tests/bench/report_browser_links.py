@@ -1,6 +1,6 @@
 """Regenerate golden/reports/browser-links.json: open the built site's links in Chromium.
 
-The report is committed and shown on the "Por qué" page (build/figures.py), so it changes only
+The report is committed and shown on the "Por qué" page (build/render/figures.py), so it changes only
 when someone runs this on purpose — never as a side effect of the test suite (the same check runs
 as tests/browser/test_site_links.py, reporting to a temporary file). Builds the site for the test
 date into a temporary directory, serves it on 127.0.0.1 and drives Debian's Chromium.

@@ -16,9 +16,9 @@ from urllib.parse import unquote
 import pytest
 from link_check import SENTINEL
 
-from citavial.build.fragments import match_directive, parse_fragment, read_page
-from citavial.build.fragments.match import source_text
-from citavial.worker.serve import ServerThread, load_state
+from citavial.build.gate.fragments import match_directive, parse_fragment, read_page
+from citavial.build.gate.fragments.match import source_text
+from citavial.worker.http.serve import ServerThread, load_state
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

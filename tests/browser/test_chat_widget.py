@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from citavial.worker.serve import ServerThread, load_state
+from citavial.worker.http.serve import ServerThread, load_state
 
 pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 QUESTION = "¿Se puede conducir con auriculares?"

@@ -17,7 +17,7 @@ import fragment_cases
 import pytest
 from fragment_cases import SENTINEL, page_html, python_target
 
-from citavial.build.fragments import deep_link, read_page
+from citavial.build.gate.fragments import deep_link, read_page
 
 pytestmark = pytest.mark.browser
 
@@ -160,7 +160,7 @@ def test_random_pages_with_colliding_phrases(page, publish):
 
 def _random_directive(rng: random.Random, blocks: list[str], words: list[str]):
     """A directive whose terms are mostly real phrases of the page, sometimes foreign ones."""
-    from citavial.build.fragments import TextDirective
+    from citavial.build.gate.fragments import TextDirective
     flat = [(k, w) for k, t in enumerate(blocks) for w in t.split()]
 
     def phrase_at(i: int, n: int) -> str | None:
@@ -186,7 +186,7 @@ def _random_directive(rng: random.Random, blocks: list[str], words: list[str]):
 
 def test_random_directives_agree(page, publish):
     """Seeded random directives over random pages: Python and Chromium pick the same target."""
-    from citavial.build.fragments import format_directive
+    from citavial.build.gate.fragments import format_directive
     rng = random.Random(7)
     words = ["la", "vía", "Via", "pública", "de", "todos", "5.1", "ñu", "año", "arcén"]
     tags = ["p", "li", "td", "h2", "div"]

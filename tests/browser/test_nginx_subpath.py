@@ -17,8 +17,8 @@ from urllib.parse import quote
 import pytest
 from support import ROOT
 
+from citavial.build.headers import csp
 from citavial.build.web.assets import asset
-from citavial.build.web.headers import csp
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"

@@ -15,8 +15,8 @@ from urllib.parse import quote
 import pytest
 from support import AS_OF, CORPUS, SITE_SRC
 
-from citavial.worker.app import WorkerState
-from citavial.worker.serve import ServerThread
+from citavial.worker.http.app import WorkerState
+from citavial.worker.http.serve import ServerThread
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PHONE = {"viewport": {"width": 412, "height": 915}, "device_scale_factor": 2.625,

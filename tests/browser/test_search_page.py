@@ -10,9 +10,9 @@ from urllib.parse import quote
 import pytest
 from index_helpers import ROOT, built_dist
 
-from citavial.build.index.export import read_static
-from citavial.build.index.retriever import load_retriever
-from citavial.build.render import ExtraPage, render_pages
+from citavial.build.index.make.export import read_static
+from citavial.build.index.query.retriever import load_retriever
+from citavial.build.render.pages import ExtraPage, render_pages
 from citavial.build.web.assets import asset
 
 pytestmark = pytest.mark.browser

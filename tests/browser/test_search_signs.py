@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from citavial.worker.serve import ServerThread, load_state
+from citavial.worker.http.serve import ServerThread, load_state
 
 pytestmark = pytest.mark.browser
 

@@ -4,7 +4,7 @@ Every guide citation, every practice explanation link and a deterministic sample
 deep links (all kinds: exact, range, context, id-only; tables; annexes; accents) are opened in
 Debian's Chromium as fresh navigations (tests/link_check.py). For each, the element Chromium
 targets (``:target.closest('[id]')``) must be the intended passage, scrolled into view, and the
-Python matcher (build/fragments) must name the same element. A fabricated directive must land
+Python matcher (build/gate/fragments) must name the same element. A fabricated directive must land
 nowhere.
 
 The test's report goes to a temporary file. The committed golden/reports/browser-links.json (shown

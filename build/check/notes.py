@@ -1,0 +1,293 @@
+"""`citavial check PATH…`: the build's citation gate for Markdown notes written by others.
+
+Three forms are recognised (README "Checking your own notes"):
+
+    [«exact words»](cita:art48.1.a)                     the guides' syntax
+    [«exact words»](https://…/art48.html#… "cita:art48.1.a")   after --fix-links: a real link,
+                                                        the ref kept in the link title
+    «exact words» <!-- cita: art48.1.a -->              existing prose; the comment is invisible
+
+Each quote is judged by ``citavial.build.gate.verify.check_quote`` on the regulation pages rendered by
+``citavial.build.render.pages`` (cached by corpus hash, see check_cache.py) — the very gate the build
+runs on our own guides. Citations inside code blocks and code spans are examples, not claims,
+and are skipped. A citation of a renamed ref (corpus/refs-renamed.json) fails with
+``ref-renamed``, naming the new ref; its quote is judged under the new ref, and ``--fix-links``
+rewrites the ref (in all three forms) when the quote passes there.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from datetime import date
+from pathlib import Path
+
+from citavial.build.check.cache import site_for_check
+from citavial.build.errors import BuildError
+from citavial.build.gate.verify import Pages, check_quote, reason_code
+from citavial.build.models import Citation
+from citavial.build.patterns import (
+    CITATION,
+    CITATION_COMMENT,
+    CITATION_LINKED,
+    CODE_SPAN,
+    LOOSE_CHECK_CITATION,
+)
+from citavial.build.refs import RefError, fragment, parse_ref
+
+NOTE_SUFFIXES = (".md", ".markdown")
+MALFORMED = "malformed"
+STALE_LINK = "stale-link"
+RENAMED = "ref-renamed"   # a gate reason (verify.REASONS) that --fix-links can repair
+# Codes `check` adds to the gate's own (verify.REASONS): a citation it cannot read, and a
+# --fix-links link that no longer lands on its quote.
+CHECK_REASONS = ((MALFORMED, "malformed citation"), (STALE_LINK, "stale link"))
+
+
+class CheckUsageError(Exception):
+    """The check could not run (missing path, unreadable file, broken corpus): exit status 2."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """One citation as written: where (offsets into the file text, 1-based column) and how."""
+
+    citation: Citation
+    col: int
+    start: int
+    end: int
+    form: str        # "link", "linked", "comment" or MALFORMED
+    link: str = ""   # the link target of a "linked" citation
+
+    def __repr__(self) -> str:
+        return f"Found({self.citation.file}:{self.citation.line}:{self.col} {self.form})"
+
+
+@dataclass(frozen=True)
+class Result:
+    """The verdict on one citation: ``code`` is "" when it passes; ``url`` is its proven deep
+    link relative to the site root (empty when it failed)."""
+
+    found: Found
+    code: str
+    reason: str
+    url: str = ""
+    renamed_to: str = ""   # a renamed ref's current name, when its quote passes under it
+
+    @property
+    def ok(self) -> bool:
+        return not self.code
+
+    def __repr__(self) -> str:
+        return f"Result({self.found!r}, {self.code or 'ok'})"
+
+
+@dataclass(frozen=True)
+class Report:
+    files: tuple[Path, ...]
+    results: tuple[Result, ...]
+    as_of: date
+
+    @property
+    def failed(self) -> list[Result]:
+        return [r for r in self.results if not r.ok]
+
+    def __repr__(self) -> str:
+        return f"Report({len(self.files)} files, {len(self.results)} citations)"
+
+
+def note_files(paths: list[Path]) -> list[Path]:
+    """Files named on the command line as given; folders searched for *.md / *.markdown
+    (hidden folders such as .git skipped). A missing path is a usage error."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out += sorted(f for f in p.rglob("*") if f.suffix.lower() in NOTE_SUFFIXES
+                          and f.is_file() and not _hidden(f.relative_to(p)))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise CheckUsageError(f"{p}: no such file or folder (give Markdown files or "
+                                  "folders of them)")
+    if not out:
+        raise CheckUsageError(f"no Markdown notes (*.md, *.markdown) in {', '.join(map(str, paths))}")
+    return list(dict.fromkeys(out))
+
+
+def _hidden(rel: Path) -> bool:
+    return any(part.startswith(".") for part in rel.parts[:-1])
+
+
+def blank_code(text: str) -> str:
+    """``text`` with fenced/indented code blocks and code spans replaced by spaces (newlines
+    kept), so offsets still point into the original."""
+    lines = text.split("\n")
+    if not any(ln.startswith(("    ", "\t")) or "```" in ln or "~~~" in ln for ln in lines):
+        return CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)   # no code block possible
+    from markdown_it import MarkdownIt  # imported only when needed: it costs ~70 ms per run
+    for tok in MarkdownIt("commonmark").parse(text):
+        if tok.type in ("fence", "code_block") and tok.map:
+            for i in range(tok.map[0], min(tok.map[1], len(lines))):
+                lines[i] = " " * len(lines[i])
+    return CODE_SPAN.sub(lambda m: " " * len(m.group(0)), "\n".join(lines))
+
+
+def scan(text: str, file: str) -> list[Found]:
+    """Every citation in a note's text, in order, malformed ones included."""
+    visible = blank_code(text)
+    found: list[Found] = []
+    taken = list(visible)
+    for form, pattern in (("linked", CITATION_LINKED), ("link", CITATION),
+                          ("comment", CITATION_COMMENT)):
+        for m in pattern.finditer("".join(taken)):
+            found.append(_found(visible, file, m.start(), m.end(), form, m.group("ref"),
+                                m.group("quote"), m.groupdict().get("url") or ""))
+            taken[m.start():m.end()] = " " * (m.end() - m.start())
+    lines_seen: set[int] = set()
+    for m in LOOSE_CHECK_CITATION.finditer("".join(taken)):
+        bad = _found(visible, file, m.start(), m.end(), MALFORMED, "", "", "")
+        if bad.citation.line not in lines_seen:   # one report per line, not per « or (cita:
+            lines_seen.add(bad.citation.line)
+            found.append(bad)
+    return sorted(found, key=lambda f: f.start)
+
+
+def _found(text: str, file: str, start: int, end: int, form: str, raw_ref: str, quote: str,
+           link: str) -> Found:
+    line = text.count("\n", 0, start) + 1
+    col = start - (text.rfind("\n", 0, start) + 1) + 1
+    try:
+        ref, err = parse_ref(raw_ref), ""
+    except RefError as exc:
+        ref, err = raw_ref, str(exc)
+    return Found(Citation(file, line, ref, quote, err), col, start, end, form, link)
+
+
+def markdown_url(url: str) -> str:
+    """A deep link safe inside a Markdown link: parentheses percent-encoded (a text directive
+    decodes %28/%29 back to the same characters)."""
+    return url.replace("(", "%28").replace(")", "%29")
+
+
+def judge(found: Found, reg, pages: Pages) -> Result:
+    """The gate's verdict on one citation, plus check's own two rules (malformed, stale link)."""
+    if found.form == MALFORMED:
+        return Result(found, MALFORMED, "malformed citation: write [«exact words»](cita:art48.1.a) "
+                      "or «exact words» <!-- cita: art48.1.a --> (no « » [ ] inside the quote)")
+    verdict = check_quote(reg, pages, found.citation)
+    if reason_code(verdict.reason) == RENAMED:
+        return _renamed(found, verdict.reason, reg, pages)
+    if verdict.reason:
+        return Result(found, reason_code(verdict.reason), verdict.reason)
+    if found.form == "linked" and not _lands(found.link, verdict.url):
+        return Result(found, STALE_LINK, f"stale link: {found.link} does not end with the "
+                      f"proven deep link {markdown_url(verdict.url)}; run `citavial check "
+                      "--fix-links`", verdict.url)
+    return Result(found, "", "", verdict.url)
+
+
+def _renamed(found: Found, reason: str, reg, pages: Pages) -> Result:
+    """A renamed ref: fails with ``ref-renamed``, its quote judged under the new ref (a quote
+    that fails there fails with that reason, the rename named beside it)."""
+    new = reg.renames.current(found.citation.ref)
+    again = check_quote(reg, pages, replace(found.citation, ref=new))
+    if again.reason:
+        return Result(found, reason_code(again.reason), f"{again.reason} ({reason})")
+    return Result(found, RENAMED, f"{reason}; `citavial check --fix-links` rewrites it",
+                  again.url, new)
+
+
+def _lands(link: str, proven: str) -> bool:
+    want = markdown_url(proven)
+    return link == want or link.endswith("/" + want)
+
+
+def _read_note(path: Path) -> str:
+    # guides.read_utf8 says the same, but importing guides costs markdown-it's ~70 ms
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise CheckUsageError(f"{path}: cannot read ({err.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise CheckUsageError(f"{path}:{line}: byte {data[exc.start]:#04x} at offset {exc.start} "
+                              "is not UTF-8 (fix: save the file as UTF-8)") from None
+
+
+def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
+                cache_dir: Path | None = None) -> tuple[Report, dict[Path, str]]:
+    """Check every citation in ``paths``; also return each file's text (for --fix-links)."""
+    files = note_files(paths)
+    texts: dict[Path, str] = {}
+    for f in files:
+        texts[f] = _read_note(f)
+    founds = [c for f in files for c in scan(texts[f], str(f))]
+    try:
+        reg, site = site_for_check(corpus, site_src, as_of, cache_dir)
+    except BuildError as err:
+        raise CheckUsageError(f"cannot load the regulation: {err}") from None
+    pages = Pages(site)
+    results = tuple(judge(c, reg, pages) for c in founds)
+    return Report(tuple(files), results, as_of), texts
+
+
+def fixed_text(text: str, results: list[Result], base_url: str) -> tuple[str, int]:
+    """``text`` with every passing or stale link citation pointing at its proven deep link
+    (``base_url`` + the site-relative link), the ref kept in the link title; and how many
+    citations changed."""
+    out, pos, n = [], 0, 0
+    for r in sorted(results, key=lambda r: r.found.start):
+        f = r.found
+        if f.form == "comment" and r.code == RENAMED:
+            new = _comment_with_ref(text[f.start:f.end], _short(r.renamed_to))
+        elif f.form in ("link", "linked") and r.code in ("", STALE_LINK, RENAMED):
+            url = base_url + markdown_url(r.url)
+            ref = _short(r.renamed_to or f.citation.ref)
+            new = f'[«{f.citation.quote}»]({url} "cita:{ref}")'
+        else:
+            continue
+        n += new != text[f.start:f.end]
+        out += [text[pos:f.start], new]
+        pos = f.end
+    return "".join(out) + text[pos:], n
+
+
+def _comment_with_ref(written: str, ref: str) -> str:
+    """A comment-form citation as written, with its ref replaced (nothing else touched)."""
+    m = CITATION_COMMENT.fullmatch(written)
+    assert m is not None, written
+    return written[:m.start("ref")] + ref + written[m.end("ref"):]
+
+
+def _short(ref: str) -> str:
+    try:
+        return fragment(ref)
+    except RefError:
+        return ref
+
+
+def fix_links(report: Report, texts: dict[Path, str], base_url: str) -> dict[Path, int]:
+    """Rewrite the files whose links change (atomically, keeping their permissions); return
+    the number of citations rewritten per file."""
+    from citavial.build.atomic import write_text
+    changed: dict[Path, int] = {}
+    for path in report.files:
+        mine = [r for r in report.results if r.found.citation.file == str(path)]
+        new, n = fixed_text(texts[path], mine, base_url)
+        if n:
+            mode = os.stat(path).st_mode & 0o7777
+            write_text(path, new)
+            os.chmod(path, mode)
+            changed[path] = n
+    return changed
+
+
+def settle_fixed(report: Report, fixed: dict[Path, int]) -> Report:
+    """The report after --fix-links: a stale link or a renamed ref in a file just rewritten is
+    now right."""
+    done = {str(p) for p in fixed}
+    return replace(report, results=tuple(
+        replace(r, code="", reason="") if r.code in (STALE_LINK, RENAMED)
+        and r.found.citation.file in done else r for r in report.results))

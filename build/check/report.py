@@ -1,0 +1,91 @@
+"""`citavial check` output: human lines, JSON, or GitHub workflow-command annotations.
+
+human   ``file:line:col: ref «quote»: reason`` per failing citation (every citation with
+        --verbose), then one summary line — the format compilers use, so editors link it.
+json    one object, schema ``citavial-check/1`` (README "Checking your own notes").
+github  ``::error file=…,line=…,col=…,title=…::message`` per failure, which GitHub Actions turns
+        into annotations on the pull request's diff, then the summary line.
+"""
+
+from __future__ import annotations
+
+import json
+
+from citavial.build.check.notes import Report, Result
+from citavial.build.refs import RefError, fragment
+
+SCHEMA = "citavial-check/1"
+FORMATS = ("human", "json", "github")
+
+
+def _ref(result: Result) -> str:
+    ref = result.found.citation.ref
+    try:
+        return fragment(ref)
+    except RefError:
+        return ref or "?"
+
+
+def _message(r: Result) -> str:
+    c = r.found.citation
+    if r.code == "malformed":
+        return r.reason
+    return f"{_ref(r)} «{c.quote}»: {r.reason if not r.ok else 'ok → ' + r.url}"
+
+
+def summary(report: Report, fixed: dict | None = None) -> str:
+    n, bad = len(report.results), len(report.failed)
+    text = (f"citavial check: {n} citation(s) in {len(report.files)} file(s), {n - bad} ok, "
+            f"{bad} failed (regulation as of {report.as_of.isoformat()})")
+    if fixed:
+        text += f"; --fix-links rewrote {sum(fixed.values())} link(s) in {len(fixed)} file(s)"
+    return text
+
+
+def human(report: Report, verbose: bool = False, fixed: dict | None = None) -> str:
+    lines = [f"{r.found.citation.file}:{r.found.citation.line}:{r.found.col}: {_message(r)}"
+             for r in report.results if verbose or not r.ok]
+    return "\n".join(lines + [summary(report, fixed)]) + "\n"
+
+
+def as_json(report: Report, fixed: dict | None = None) -> str:
+    doc = {
+        "schema": SCHEMA, "ok": not report.failed, "as_of": report.as_of.isoformat(),
+        "files": [str(f) for f in report.files], "checked": len(report.results),
+        "failed": len(report.failed),
+        "fixed": {str(k): v for k, v in sorted((fixed or {}).items())},
+        "results": [{
+            "file": r.found.citation.file, "line": r.found.citation.line, "col": r.found.col,
+            "ref": _ref(r), "quote": r.found.citation.quote, "form": r.found.form,
+            "ok": r.ok, "code": r.code, "reason": r.reason, "url": r.url,
+        } for r in report.results],
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+def error_json(message: str) -> str:
+    return json.dumps({"schema": SCHEMA, "ok": False, "error": message},
+                      ensure_ascii=False) + "\n"
+
+
+def _escape_data(s: str) -> str:
+    # GitHub's workflow-command escaping: data escapes % CR LF; properties also : and ,
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_prop(s: str) -> str:
+    return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(report: Report, fixed: dict | None = None) -> str:
+    lines = []
+    for r in report.failed:
+        c = r.found.citation
+        props = (f"file={_escape_prop(c.file)},line={c.line},col={r.found.col},"
+                 f"title={_escape_prop('citavial check: ' + r.code)}")
+        lines.append(f"::error {props}::{_escape_data(_message(r))}")
+    return "\n".join(lines + [summary(report, fixed)]) + "\n"
+
+
+def github_error(message: str) -> str:
+    return f"::error title=citavial check::{_escape_data(message)}\n"

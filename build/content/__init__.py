@@ -1,0 +1,1 @@
+"""Authored content: study guides, the practice bank, the prose check and the bank's tells."""

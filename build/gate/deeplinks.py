@@ -1,0 +1,55 @@
+"""Per-page deep links for the "Copiar enlace" control, written after the gate has run.
+
+A unit page cannot carry its own allowlisted links (they are proven on the rendered page), so each
+page gets a small script ``deeplinks/<page>.js`` (a script, not JSON, because file:// forbids
+fetch) with the allowlist's link of every passage on it and, for tables, a link per row proven by
+the gate's own row check. A row the gate cannot link (too short, repeated) gets ``""`` and the
+control falls back to the table's link.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from citavial.build.atomic import write_staged
+from citavial.build.gate.verify import ROW_SEPARATOR, Pages, check_quote
+from citavial.build.models import AllowlistEntry, Citation, Regulation
+from citavial.build.refs import anchor
+
+DIR = "deeplinks"
+
+
+def script_name(page: str) -> str:
+    """``art48.html`` → ``deeplinks/art48.js`` (the unit template uses the same rule)."""
+    return f"{DIR}/{page.removesuffix('.html')}.js"
+
+
+def page_links(reg: Regulation, site_dir: Path,
+               allowlist: list[AllowlistEntry]) -> dict[str, dict[str, dict]]:
+    """{page: {"passages": {anchor: url}, "rows": {table anchor: [url or "" per row]}}}."""
+    out: dict[str, dict[str, dict]] = {u.page: {"passages": {}, "rows": {}} for u in reg.units}
+    for e in allowlist:
+        out[e.page]["passages"][e.anchor] = e.url
+    pages = Pages(site_dir)
+    for unit in reg.units:
+        for block in unit.passages:
+            if block.kind != "table" or block.table is None or block.ref is None:
+                continue
+            urls = []
+            for row in block.table.rows:
+                quote = ROW_SEPARATOR.join(c.text.replace("\n", " ") for c in row)
+                check = check_quote(reg, pages, Citation("<row>", 0, block.ref, quote))
+                urls.append(check.url if not check.reason else "")
+            out[unit.page]["rows"][anchor(block.ref)] = urls
+    return out
+
+
+def write_page_links(reg: Regulation, site_dir: Path, allowlist: list[AllowlistEntry]) -> int:
+    """Write every page's script into the staging directory; return the number of row links."""
+    rows = 0
+    for page, links in sorted(page_links(reg, site_dir, allowlist).items()):
+        rows += sum(1 for urls in links["rows"].values() for u in urls if u)
+        write_staged(Path(site_dir) / script_name(page), "window.CITAVIAL_LINKS = " + json.dumps(
+            links, ensure_ascii=False, sort_keys=True) + ";\n")
+    return rows

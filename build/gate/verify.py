@@ -1,0 +1,240 @@
+"""The citation gate: every quote is judged on the RENDERED page, the way a browser searches it.
+
+A quote passes only if, on the page of the ref it cites, it occurs exactly once (case-, accent-
+and whitespace-insensitive, word-bounded, inside one block — build/gate/fragments), and that one
+occurrence lies inside the cited passage (or, for an article/apartado ref, inside one of its
+passages). The gate also computes the deep link of every citable passage: dist/allowlist.json.
+It collects every failure, reports them all with file:line, and the build writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from citavial.build.errors import BuildError, BuildErrors
+from citavial.build.gate.fragments import PageText, deep_link, find_all, read_page
+from citavial.build.gate.fragments.match import source_text
+from citavial.build.models import IN_FORCE, AllowlistEntry, Block, Citation, Regulation, Unit
+from citavial.build.normalize import normalize
+from citavial.build.patterns import LITERAL_WHITESPACE
+from citavial.build.refs import anchor, fragment, human_label
+
+MIN_WORDS = 4
+MIN_CHARS = 20
+# Literal comparison: exact characters; only whitespace runs (incl. U+00A0, which renders as a
+# space) compare as one space. Case, accents, NFD forms, homoglyphs, zero-width and bidi
+# characters all make a quote non-literal, even where a browser would still match it.
+_LITERAL_WS = LITERAL_WHITESPACE
+ROW_SEPARATOR = " | "  # a quote of consecutive table cells of one row: "Autopista y autovía | 120"
+
+
+# Every reason the gate gives, by a stable code (``citavial check --format json``, GitHub
+# annotation titles) and the prefix its message starts with; tests/test_check.py proves each
+# QuoteCheck message below has a code, and the check fixtures produce every one.
+REASONS: tuple[tuple[str, str], ...] = (
+    ("ref-unknown", "ref unknown"),
+    ("ref-renamed", "ref renamed"),
+    ("ref-repealed", "ref repealed"),
+    ("too-short", "too short to be meaningful"),
+    ("row-not-found", "table row not found"),
+    ("row-ambiguous", "table row found"),
+    ("row-spans-passages", "table row spans more than one passage"),
+    ("row-not-selectable", "table row cannot be selected"),
+    ("ambiguous", "found "),
+    ("outside-passage", "outside the cited passage"),
+    ("not-literal", "not literal"),
+    ("straddles-blocks", "straddles a block boundary"),
+    ("not-word-bounded", "not word-bounded"),
+    ("not-found", "not found on the cited page"),
+)
+
+
+def reason_code(reason: str) -> str:
+    """The stable code of a gate reason ("" when it passed)."""
+    if not reason:
+        return ""
+    for code, prefix in REASONS:
+        if reason.startswith(prefix):
+            return code
+    raise ValueError(f"gate reason {reason!r} has no code: add it to verify.REASONS")
+
+
+@dataclass(frozen=True)
+class QuoteCheck:
+    """The verdict on one quote: ``reason`` is empty when it passes; ``url`` is its deep link."""
+
+    citation: Citation
+    reason: str
+    url: str = ""
+
+    def __repr__(self) -> str:
+        return f"QuoteCheck({self.citation.ref}, {'ok' if not self.reason else self.reason})"
+
+
+class Pages:
+    """Rendered pages of a staged site, each read once into the browser's text model."""
+
+    def __init__(self, site_dir: Path) -> None:
+        self.site_dir = Path(site_dir)
+        self._cache: dict[str, PageText] = {}
+
+    def __getitem__(self, page: str) -> PageText:
+        if page not in self._cache:
+            self._cache[page] = read_page((self.site_dir / page).read_bytes())
+        return self._cache[page]
+
+
+def unit_of(reg: Regulation, ref: str) -> Unit | None:
+    """The unit (page) a ref belongs to: the unit whose ref equals it or is a dotted prefix."""
+    best = None
+    for u in reg.units:
+        if (ref == u.ref or ref.startswith(u.ref + ".")) and (best is None or len(u.ref) > len(best.ref)):
+            best = u
+    return best
+
+
+def subtree(unit: Unit, ref: str) -> list[Block]:
+    """Blocks of ``unit`` that a citation of ``ref`` may quote: the ref and its descendants."""
+    return [b for b in unit.blocks if b.ref and (b.ref == ref or b.ref.startswith(ref + "."))]
+
+
+def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
+    """Judge one citation; see the module docstring for the rules."""
+    if cit.ref_error:
+        return QuoteCheck(cit, f"ref unknown: {cit.ref_error}")
+    unit = unit_of(reg, cit.ref)
+    blocks = subtree(unit, cit.ref) if unit else []
+    if unit is None or (not blocks and cit.ref != unit.ref):
+        if moved := reg.renames.get(cit.ref):
+            return QuoteCheck(cit, f"ref renamed: {fragment(cit.ref)} is now "
+                                   f"{fragment(moved.new)} (since {moved.since}, "
+                                   f"corpus/refs-renamed.json); cite {fragment(moved.new)}")
+        return QuoteCheck(cit, f"ref unknown: {cit.ref} is not a passage of RD 1428/2003")
+    if not blocks:   # a unit whose text is only headings or images (e.g. anexoIV)
+        return QuoteCheck(cit, f"ref unknown: {cit.ref} has no citable passage on {unit.page}")
+    if unit.status != IN_FORCE or not any(b.status == IN_FORCE for b in blocks):
+        return QuoteCheck(cit, f"ref repealed: {cit.ref} is {unit.status if unit.status != IN_FORCE else blocks[0].status} "
+                               f"on {reg.as_of} and cannot be cited")
+    words = normalize(cit.quote).split()
+    if len(words) < MIN_WORDS or len(normalize(cit.quote)) < MIN_CHARS:
+        return QuoteCheck(cit, f"too short to be meaningful ({len(words)} words; at least "
+                               f"{MIN_WORDS} words and {MIN_CHARS} characters)")
+    page = pages[unit.page]
+    allowed = {anchor(b.ref) for b in blocks if b.status == IN_FORCE and b.ref is not None}
+    if ROW_SEPARATOR in cit.quote:
+        return _check_row(page, unit, cit, allowed)
+    matches = find_all(page, cit.quote)
+    if not matches:
+        return QuoteCheck(cit, _diagnose_absent(page, cit.quote))
+    if len(matches) > 1:
+        where = ", ".join(f"#{m.start_anchor or '?'}" for m in matches[:5])
+        return QuoteCheck(cit, f"found {len(matches)} times on {unit.page} ({where}): a browser "
+                               f"would land on the first; quote more words")
+    m = matches[0]
+    if m.start_anchor not in allowed or m.end_anchor not in allowed:
+        return QuoteCheck(cit, f"outside the cited passage: found in #{m.start_anchor} on "
+                               f"{unit.page}, not in {fragment(cit.ref)}")
+    literal = source_text(page, m.pos, m.end_pos)
+    if not _same_literal(cit.quote, literal):
+        return QuoteCheck(cit, f"not literal: the page reads «{literal}» (case, accents and "
+                               f"every character must be copied exactly)")
+    link = deep_link(page, m.start_anchor, cit.quote)
+    return QuoteCheck(cit, "", f"{unit.page}#{link.fragment}")
+
+
+def _same_literal(a: str, b: str) -> bool:
+    return _LITERAL_WS.sub(" ", a).strip() == _LITERAL_WS.sub(" ", b).strip()
+
+
+def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: set[str]) -> QuoteCheck:
+    """A row quote: each " | "-separated segment is one whole cell, the cells consecutive.
+
+    Browsers match a term inside one block, so a table row cannot be one term; it is linked as
+    a ``start,end`` range from its first cell to its last, which the gate proves selects it.
+    """
+    segs = [normalize(s) for s in cit.quote.split(ROW_SEPARATOR)]
+    k = len(segs)
+    found = [i for i in range(len(page.blocks) - k + 1)
+             if all(page.blocks[i + j].norm == segs[j] for j in range(k))]
+    if not found:
+        return QuoteCheck(cit, "table row not found: each ' | ' segment must be one whole cell, "
+                               "the cells consecutive")
+    if len(found) > 1:
+        return QuoteCheck(cit, f"table row found {len(found)} times on {unit.page}; quote more cells")
+    first, last = page.blocks[found[0]], page.blocks[found[0] + k - 1]
+    cells = [page.blocks[found[0] + j].text for j in range(k)]
+    if not all(_same_literal(q, c) for q, c in zip(cit.quote.split(ROW_SEPARATOR), cells)):
+        return QuoteCheck(cit, f"not literal: the row reads «{ROW_SEPARATOR.join(cells)}»")
+    if first.anchor not in allowed or last.anchor not in allowed:
+        return QuoteCheck(cit, f"outside the cited passage: found in #{first.anchor} on "
+                               f"{unit.page}, not in {fragment(cit.ref)}")
+    row_text = " ".join(page.blocks[found[0] + j].text for j in range(k))
+    try:
+        link = deep_link(page, first.anchor, row_text)
+    except BuildError:   # the cells run past the first cell's passage into the next one
+        return QuoteCheck(cit, f"table row spans more than one passage (#{first.anchor} to "
+                               f"#{last.anchor}); quote cells of one passage")
+    if link.kind == "fallback":
+        return QuoteCheck(cit, "table row cannot be selected by a text-fragment link on this "
+                               "page; quote a different row or more cells")
+    return QuoteCheck(cit, "", f"{unit.page}#{link.fragment}")
+
+
+def _diagnose_absent(page: PageText, quote: str) -> str:
+    """Why a quote has no word-bounded match inside one block."""
+    needle = normalize(quote)
+    if needle in page.joined.replace("\n", " "):
+        if needle not in page.joined:
+            return "straddles a block boundary (paragraphs or table cells): quote one block"
+        return "not word-bounded: the quote starts or ends inside a word"
+    return "not found on the cited page"
+
+
+def build_allowlist(reg: Regulation, pages: Pages, source_url: str) -> list[AllowlistEntry]:
+    """A deep link for every citable passage, proven against the page's text model."""
+    entries = []
+    for unit in reg.units:
+        for block in unit.passages:
+            if block.ref is None:   # passages always carry a ref; the check narrows the type
+                continue
+            link = deep_link(pages[unit.page], anchor(block.ref), block.text)
+            kind = {"fallback": "anchor"}.get(link.kind, "context" if link.context else link.kind)
+            entries.append(AllowlistEntry(
+                ref=block.ref, url=f"{unit.page}#{link.fragment}", page=unit.page,
+                anchor=anchor(block.ref), text=block.text,
+                sha256=hashlib.sha256(block.text.encode("utf-8")).hexdigest(),
+                as_of=reg.as_of.isoformat(), source_url=f"{source_url}#{unit.block_id}",
+                source_license=reg.source.license, label=human_label(block.ref), directive=kind))
+    return entries
+
+
+def gate_counts(checks: list[QuoteCheck], allowlist: list[AllowlistEntry]) -> dict:
+    """The gate's figures (dist/gate-report.json, the "Por qué" page), counted from its verdicts:
+    quotes checked and failed, citable passages, deep links by kind."""
+    directives: dict[str, int] = {}
+    for e in allowlist:
+        directives[e.directive] = directives.get(e.directive, 0) + 1
+    return {"checked": len(checks), "failed": sum(1 for c in checks if c.reason),
+            "passages": len(allowlist), "directives": dict(sorted(directives.items()))}
+
+
+def verify(reg: Regulation, site_dir: Path, citations: list[Citation],
+           allow_empty: bool = False) -> tuple[list[QuoteCheck], list[AllowlistEntry]]:
+    """Run the gate over ``citations`` on the staged site; raise BuildErrors listing every
+    failure. A run that checked zero quotes is itself an error — the gate never passes
+    silently — unless the caller explicitly built the regulation alone (``allow_empty``)."""
+    pages = Pages(site_dir)
+    checks = [check_quote(reg, pages, c) for c in citations]
+    failures = [BuildError(f"{c.citation.file}:{c.citation.line}",
+                           f"{c.citation.ref} «{c.citation.quote}»: {c.reason}",
+                           "copy the words exactly from the cited passage on the built page")
+                for c in checks if c.reason]
+    if not citations and not allow_empty:
+        failures.append(BuildError("site_src/content, site_src/practice",
+                                   "the gate checked zero quotes",
+                                   "a build must verify at least one quote; restore the guides"))
+    if failures:
+        raise BuildErrors(failures)
+    return checks, build_allowlist(reg, pages, reg.source.html_url)

@@ -1,0 +1,1 @@
+"""Evaluation: the search scored on the golden set (retrieval) with pure ranking metrics."""

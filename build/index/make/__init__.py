@@ -1,0 +1,142 @@
+"""Index: passages → the prebuilt hybrid search index in dist/index/ (+ the static-site index).
+
+``build_index`` is the stage's one public function; ``collect`` turns a Regulation into the
+Passage values it takes. The query side is ``build.index.search.Searcher`` (used by
+build/index/query/retriever.py: the worker, and the `citavial search` / `eval` commands).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from citavial.build.errors import BuildError
+from citavial.build.index.analyze import analyze as _analyze
+from citavial.build.index.bm25 import build_bm25
+from citavial.build.index.collect import collect, contexts, groups
+from citavial.build.index.embed import load_embedder
+from citavial.build.index.hooks import (
+    DEFAULT_HOOKS,
+    DEV_INDEX_DIR,
+    INDEX_DIR,
+    hooks_version,
+    load_hooks,
+    promoted_hooks,
+)
+from citavial.build.index.query.lexical import build_lexical
+from citavial.build.index.query.search import Settings
+from citavial.build.index.signmatch import sign_json, sign_table
+from citavial.build.index.store import write_index
+from citavial.build.models import Passage, SignEntry
+
+__all__ = ["build_index", "collect", "promoted_hooks", "DEFAULT_HOOKS", "DEV_INDEX_DIR"]
+
+BUNDLE_LIMIT = 32 * 2**20   # a model up to this size is copied into dist/index/model/
+DEFAULT_SETTINGS = Settings()
+
+
+def passage_url(p: Passage, urls: Mapping[str, str]) -> str:
+    return urls.get(p.ref) or f"{p.page}#{p.anchor}"
+
+
+def _group_rows(passages: Sequence[Passage]) -> list[int]:
+    keys = groups(passages)
+    row = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    return [row[k] for k in keys]
+
+
+def _bm25_arrays(prefix: str, m) -> dict[str, np.ndarray]:
+    return {f"{prefix}_indptr": m.indptr, f"{prefix}_docs": m.docs,
+            f"{prefix}_weights": m.weights, f"{prefix}_ndocs": np.array([m.n_docs], np.int32)}
+
+
+def _model_info(folder: Path, name: str) -> tuple[dict, Path | None]:
+    size = sum(f.stat().st_size for f in folder.iterdir() if f.is_file())
+    if size <= BUNDLE_LIMIT:
+        return {"name": name, "bundled": True}, folder
+    return {"name": name, "bundled": False, "path": str(folder.resolve())}, None
+
+
+def _backend(settings: Settings, model: str, hooks: str) -> str:
+    """E.g. "bm25-expanded(hooks-v1+hooks-v2)" for the lexical ranker, or the fused channels
+    ("bm25+model2vec(citavial-static-v1)+hooks-v1") for the earlier fusion."""
+    if settings.ranker == "lexical":
+        return f"bm25-expanded({hooks})"
+    w = dict(settings.weights)
+    parts = []
+    if w.get("bm25"):
+        parts.append("bm25")
+    elif settings.exact_bonus:
+        parts.append("bm25-exact")
+    if w.get("vector"):
+        parts.append(f"model2vec({model})")
+    if w.get("hooks"):
+        parts.append(hooks)
+    return "+".join(parts)
+
+
+def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
+                hooks_path: Path | Sequence[Path],
+                out_dir: Path, *, embeddings: str | None = None,
+                settings: Settings | None = None, signs: Sequence[SignEntry] = (),
+                index_dir: str = INDEX_DIR, static: bool = True) -> str:
+    """Write the search index of ``passages`` into ``out_dir``/``index_dir``/ and (``static``)
+    the static-site index into ``out_dir``/search-index.js; return a one-line report.
+
+    ``urls`` maps refs to deep links (dist/allowlist.json); a ref without one links to
+    ``page#anchor``. ``embeddings`` names a model2vec model (default: $CITAVIAL_EMBEDDINGS,
+    then the bundled corpus/embeddings/citavial-static-v1). ``signs`` (build/render/signpage.py) are the
+    codes and names a question can name (build/index/signmatch.py).
+    """
+    t0 = time.perf_counter()
+    settings = settings or DEFAULT_SETTINGS
+    if not passages:
+        raise BuildError("build_index", "no passages to index", "check the ingest stage")
+    ctx = contexts(passages)
+    hooks, skipped = load_hooks(hooks_path, {p.ref for p in passages})
+    embedder = load_embedder(embeddings)
+    row = {p.ref: i for i, p in enumerate(passages)}
+    units = list(dict.fromkeys(p.unit_ref for p in passages))
+    unit_row = {u: i for i, u in enumerate(units)}
+    bm = build_bm25([_analyze(f"{p.label}. {p.title}") + _analyze(ctx[p.ref]) + _analyze(p.text)
+                     for p in passages])
+    hbm = build_bm25([_analyze(h.question) for h in hooks])
+    pvec = embedder.encode([f"{p.title} {ctx[p.ref]} {p.text}" for p in passages])
+    hvec = embedder.encode([h.question for h in hooks])
+    model, bundle = _model_info(embedder.path, embedder.name)
+    hv = hooks_version(hooks_path)
+    docs = {
+        "passages": {"refs": [p.ref for p in passages], "urls": [passage_url(p, urls)
+                     for p in passages], "labels": [p.label for p in passages],
+                     "texts": [p.text for p in passages], "units": units,
+                     "unit_of": [unit_row[p.unit_ref] for p in passages],
+                     "group_of": _group_rows(passages),
+                     "tables": {p.ref: [[[c.text, c.header] for c in row] for row in p.table.rows]
+                                for p in passages if p.table is not None}},
+        "terms": {"passages": list(bm.vocab), "hooks": list(hbm.vocab)},
+        "hooks": {"questions": [h.question for h in hooks], "version": hv},
+        "lexical": {**build_lexical(passages, ctx, hooks), **sign_table(signs)},
+        "signs": [sign_json(s) for s in signs],
+    }
+    arrays = {**_bm25_arrays("bm25", bm), **_bm25_arrays("hooks_bm25", hbm),
+              "passage_vecs": pvec.astype(np.float16), "hook_vecs": hvec.astype(np.float16),
+              "hook_passage": np.array([row[h.ref] for h in hooks], dtype=np.int32)}
+    manifest = {"backend": _backend(settings, embedder.name, hv), "settings": settings.as_json(),
+                "model": model, "hooks": hv,
+                "counts": {"passages": len(passages), "units": len(units), "hooks": len(hooks),
+                           "hooks_skipped": skipped, "terms": len(bm.vocab)}}
+    out_dir = Path(out_dir)
+    manifest = write_index(out_dir / index_dir, docs, arrays, manifest, bundle)
+    static_report = ""
+    if static:
+        from citavial.build.index.make.export import export_static
+        kb = export_static(passages, urls, docs["lexical"], out_dir, manifest["version"])
+        static_report = f" + static {kb:.0f} KB"
+    size = sum(f.stat().st_size for f in (out_dir / index_dir).rglob("*") if f.is_file())
+    return (f"{index_dir} {manifest['version']}: {len(passages)} passages in {len(units)} "
+            f"units, {len(hooks)} hook questions ({hv}, {skipped} skipped: ref not in force), "
+            f"backend {manifest['backend']}, {size / 1024:.0f} KB{static_report}, "
+            f"{time.perf_counter() - t0:.2f} s")

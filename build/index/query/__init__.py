@@ -1,0 +1,1 @@
+"""Query time: load the prebuilt index and rank passages for one question."""

@@ -1,0 +1,1 @@
+"""Render: the Regulation → HTML pages, the changes page, the signs page and the figures page."""

@@ -1,0 +1,1 @@
+"""The answer path: read the question, pick the span, decide, cite — from the allowlist only."""

@@ -1,0 +1,216 @@
+"""Answer one question: the single path behind POST /api/ask, `citavial ask` and the benchmarks.
+
+    read the question (question.py) → retrieve → pick the words that answer (span.py)
+    → decide: answer / unsure / not regulated (decide.py) → which option, if pasted (options.py)
+    → [a one-line lead by the model (generate.py), off by default] → cite (cite.py: allowlist
+    entries, with span links proven by the gate's matcher)
+
+Each stage is a function over plain values; ``answer`` only sequences them, times them and turns
+their results into the events of the SSE contract (worker/README.md):
+``sources`` → ``answer`` → [``token``* ``retract``*] → ``citations`` → ``done``, or
+``sources`` → ``abstain`` → ``done``; a question about a sign itself ("¿Qué significa la señal
+R-101?") adds ``sign`` after ``sources`` (signs.py). Links, quotes and spans come only from the
+allowlist.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from citavial.build.models import AllowlistEntry, SearchHit, SearchResult
+from citavial.worker.answer import signq as signs
+from citavial.worker.answer.allowlist import Allowlist
+from citavial.worker.answer.calibration import Calibration
+from citavial.worker.answer.cite import (
+    Reader,
+    abstain_event,
+    answer_event,
+    citations_event,
+    source,
+)
+from citavial.worker.answer.decide import ANSWER, UNSURE, Decision, decide
+from citavial.worker.answer.options import Choice, choose
+from citavial.worker.answer.question import NUMBER, Question, read_question
+from citavial.worker.answer.span import Span, select
+from citavial.worker.lead.generate import Lead, lead
+from citavial.worker.lead.model import Model, ModelStatus
+from citavial.worker.lead.prompts import Prompt
+
+Event = tuple[str, dict]
+DEFAULT_K = 5     # passages retrieved per answer (4 → 5 chosen on dev with hooks-v4)
+SOURCES = 3   # passages offered when the answer is "No lo tengo claro"
+TABLE_DEPTH = 10   # a question asking for a figure also reads the tables ranked up to here
+
+
+class Retriever(Protocol):
+    def search(self, question: str, k: int) -> SearchResult: ...
+
+
+@dataclass(frozen=True)
+class Deps:
+    """Everything an answer needs, loaded once at start-up."""
+
+    retriever: Retriever
+    allowlist: Allowlist
+    prompt: Prompt
+    model: Model | None
+    model_status: ModelStatus
+    calibration: Calibration
+    k: int = DEFAULT_K
+    reader: Reader | None = None   # built from allowlist + retriever when None (tests)
+    model_lead: bool = False        # the measured default: the model is off in the answer path
+
+    def __repr__(self) -> str:
+        return f"Deps({self.allowlist!r}, {self.model_status!r}, lead={self.model_lead})"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the stages found out about one question (plain values, no I/O)."""
+
+    question: Question
+    result: SearchResult
+    entries: tuple[AllowlistEntry, ...]
+    span: Span | None
+    decision: Decision
+    choice: Choice | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def read(text: str, deps: Deps, reader: Reader) -> Reading:
+    """Retrieve, select, decide, choose — everything before any event is sent."""
+    q = read_question(text)
+    deep = q.kind == NUMBER and TABLE_DEPTH > deps.k
+    result = deps.retriever.search(text, TABLE_DEPTH if deep else deps.k)
+    ranked = result.hits   # k only cuts the ranking: its first k are the k-search's
+    if deep:
+        result = replace(result, hits=ranked[:deps.k])
+    hits = [(e, h.score) for h in result.hits if (e := deps.allowlist.get(h.ref)) is not None]
+    retrieved = [e for e, _ in hits]
+    candidates, priors = reader.expand(retrieved, [s for _, s in hits])
+    if deep:
+        candidates, priors = _deeper_tables(ranked, deps, reader, candidates, priors)
+    entries = tuple(candidates)
+    span = (select(q, entries, reader.idf, reader.table, reader.lead_in, priors, reader.hooks,
+                   reader.similarity(q.stem, entries)) if entries else None)
+    cal = deps.calibration
+    decision = decide(q.stem, dict(result.evidence), len(retrieved),
+                      None if span is None else span.score, cal.gate, cal.thresholds)
+    choice = None
+    if decision.outcome == ANSWER and span is not None and q.options:
+        choice = choose(q, _evidence(span))
+    return Reading(q, result, entries, span, decision, choice, {"retrieved": len(retrieved)})
+
+
+def _deeper_tables(ranked: Sequence[SearchHit], deps: Deps, reader: Reader,
+                   candidates: list[AllowlistEntry],
+                   priors: list[float]) -> tuple[list[AllowlistEntry], list[float]]:
+    """A question asking for a figure also reads the tables ranked below the first k: a table
+    is a bag of cells to the ranking, which places it below passages that merely share the
+    question's words ("… circular por una autopista a velocidad anormalmente reducida")."""
+    best = max((h.score for h in ranked), default=0.0) or 1.0
+    seen = {e.ref for e in candidates}
+    extra = [(e, max(0.0, h.score) / best) for h in ranked[deps.k:]
+             if h.ref not in seen and (e := deps.allowlist.get(h.ref)) is not None
+             and reader.table(h.ref)]
+    return candidates + [e for e, _ in extra], priors + [w for _, w in extra]
+
+
+def _evidence(span: Span) -> str:
+    """The words an option is read against: the answer's own (its cells, for a table), its
+    lead-in and its exception — not the whole passage, whose other figures would blur it."""
+    parts = [span.lead_in.text if span.lead_in else ""]
+    if span.cells:
+        parts += [f"{c.row} {c.column} {c.value} {c.unit}" for c in span.cells]
+    else:
+        parts.append(span.main.text)
+    parts.append(span.exception.text if span.exception else "")
+    return " ".join(p for p in parts if p)
+
+
+def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: False,
+           clock: Callable[[], float] = time.perf_counter) -> Iterator[Event]:
+    """Yield the events of one answer (see the module docstring)."""
+    t0 = clock()
+    lat: dict[str, float | None] = {"sources": None, "first_token": None, "total": None}
+
+    def ms() -> float:
+        return round((clock() - t0) * 1000, 1)
+
+    reader = deps.reader or Reader(deps.allowlist, deps.retriever)
+    try:
+        r = read(question, deps, reader)
+        sign = signs.plan(question, r.result, deps.allowlist)
+        if sign is not None:   # a question about a sign itself (worker/answer/signq.py)
+            yield from _sign_reply(sign, r, deps, reader, lat, ms)
+            return
+        retrieved = list(r.entries[:r.extra["retrieved"]])
+        shown: list[AllowlistEntry] = {ANSWER: retrieved, UNSURE: retrieved[:SOURCES]}.get(
+            r.decision.outcome, [])
+        lat["sources"] = ms()
+        yield "sources", {"sources": [source(n, e) for n, e in enumerate(shown, 1)],
+                          "index_version": r.result.index_version}
+        if r.decision.outcome != ANSWER or r.span is None:
+            yield "abstain", abstain_event(r.decision, shown)
+            lat["total"] = ms()
+            yield "done", _done(r, deps, "abstained", None, lat)
+            return
+        event = answer_event(r.question, r.span, r.choice, r.entries, reader)
+        lat["first_token"] = ms()   # the answer's words are out
+        yield "answer", event
+        summary = None
+        if deps.model_lead and deps.model is not None:
+            summary = yield from lead(r.question.stem, [r.entries[r.span.rank]], deps.model,
+                                      deps.prompt, deps.calibration.support_threshold, cancelled)
+            if summary.stopped:
+                return   # the client is gone: nobody to send the rest to
+        yield "citations", citations_event(r.span, r.entries, reader)
+        lat["total"] = ms()
+        mode = "generated" if summary is not None and summary.kept else "extractive"
+        yield "done", _done(r, deps, mode, summary, lat)
+    finally:
+        trim = getattr(deps.model, "trim", None)
+        if trim is not None:
+            trim()   # after the last event: costs the client nothing
+
+
+def _sign_reply(plan: signs.SignPlan, r: Reading, deps: Deps, reader: Reader,
+                lat: dict[str, float | None], ms: Callable[[], float]) -> Iterator[Event]:
+    """``sources`` → ``sign`` → ``answer`` → ``citations`` → ``done`` for a road marking the
+    text in force defines; ``sources`` → ``sign`` → ``abstain`` → ``done`` otherwise."""
+    for name, data in signs.events(plan, reader, r.result.index_version):
+        if name == "sources":
+            lat["sources"] = ms()
+        elif name == "answer":
+            lat["first_token"] = ms()
+        yield name, data
+    lat["total"] = ms()
+    defined = plan.definition is not None
+    decision = Decision(ANSWER if defined else signs.SIGN, None, None, False)
+    done = _done(replace(r, span=None, decision=decision), deps,
+                 "extractive" if defined else "abstained", None, lat)
+    yield "done", {**done, "kind": "clause" if defined else None, "sign": plan.sign.code}
+
+
+def _done(r: Reading, deps: Deps, mode: str, summary: Lead | None,
+          lat: dict[str, float | None]) -> dict:
+    st = deps.model_status
+    return {
+        "answered": mode != "abstained", "mode": mode, "outcome": r.decision.outcome,
+        "kind": None if r.span is None or mode == "abstained" else
+        ("table" if r.span.cells else "option" if r.choice else "clause"),
+        "sentences": {"kept": summary.kept if summary else 0,
+                      "retracted": summary.retracted if summary else 0},
+        "guard": None if summary is None or summary.cut is None else
+        {"cut": summary.cut.reason, "token": summary.cut.token},
+        "latency_ms": dict(lat),
+        "model": {"file": st.file, "sha256": st.sha256, "mode": st.mode, "loaded": st.loaded,
+                  "in_answer_path": deps.model_lead and deps.model is not None},
+        "prompt": {"id": deps.prompt.id, "version": deps.prompt.version},
+        "index_version": r.result.index_version, "backend": r.result.backend,
+        "allowlist": {"sha256": deps.allowlist.sha256, "as_of": deps.allowlist.as_of},
+        "decision": r.decision.as_dict(),
+    }

@@ -1,0 +1,193 @@
+"""Cite: turn a chosen span into what clients see — every ref, url and quote an allowlist entry's.
+
+A citation is ``{n, ref, label, url, quote, source_url, source_license, as_of}`` copied from one
+allowlist entry; the answer's own words are added beside them as ``span`` (a substring of
+``quote``) and ``span_url`` (a text-fragment link to exactly those words, proven by the gate's
+matcher when the answer is made — worker/answer/spanlink.py — or the entry's ``url`` when no unique
+link exists). ``Reader`` holds what the stages look up: IDF weights, parents, tables, links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from citavial.build.index.collect import parent_ref
+from citavial.build.models import AllowlistEntry
+from citavial.worker.answer.allowlist import Allowlist
+from citavial.worker.answer.decide import UNSURE, Decision
+from citavial.worker.answer.options import Choice
+from citavial.worker.answer.question import Question
+from citavial.worker.answer.span import Span, idf_table
+from citavial.worker.answer.spanlink import SpanLinker
+
+EXTRACTIVE_LABEL = "Respuesta extractiva: las palabras del Reglamento que responden."
+UNDECIDED = ("Con el pasaje citado no puedo decidir entre las opciones; estas son las palabras "
+             "del Reglamento que deciden:")
+MAX_CITATIONS = 3
+NEIGHBOUR = 0.8   # a neighbouring passage's retrieval weight, relative to its retrieved one
+
+
+class Reader:
+    """Look-ups over the allowlist and the index, built once at start-up."""
+
+    def __init__(self, allowlist: Allowlist, retriever: object,
+                 linker: SpanLinker | None = None) -> None:
+        self.allowlist = allowlist
+        self.known = set(allowlist.entries)
+        self.order = list(allowlist.entries)            # document order (the file's)
+        self.position = {ref: i for i, ref in enumerate(self.order)}
+        self.idf = idf_table([e.text for e in allowlist.entries.values()])
+        self._table = getattr(retriever, "table", None)
+        self._hooks = getattr(retriever, "hooks", None)
+        self._similarity = getattr(retriever, "similarity", None)
+        self.linker = linker
+
+    def __repr__(self) -> str:
+        return f"Reader({len(self.known)} passages, links={'on' if self.linker else 'off'})"
+
+    def similarity(self, question: str, entries: Sequence[AllowlistEntry]) -> list[float] | None:
+        """Meaning-similarity of each entry to the question (None: the retriever has none)."""
+        if self._similarity is None:
+            return None
+        return list(self._similarity(question, [e.ref for e in entries]))
+
+    def parent(self, ref: str) -> AllowlistEntry | None:
+        p = parent_ref(ref, self.known)
+        return None if p is None else self.allowlist.get(p)
+
+    def lead_in(self, ref: str) -> AllowlistEntry | None:
+        """The passage that introduces a list item: the nearest earlier passage of the same
+        apartado that ends with ":" ("Se exceptúa de lo dispuesto…:", "…son las siguientes:"),
+        skipping the item's sibling items; None for a passage that is not a list item."""
+        i = self.position.get(ref)
+        last = ref.rsplit(".", 1)[-1]
+        if i is None or not (len(last) == 1 or (last[:-1].isdigit() and last[-1] in "oa")):
+            return None
+        parent = parent_ref(ref, self.known)
+        for j in range(i - 1, -1, -1):
+            e = self.allowlist.get(self.order[j])
+            if e is None or (parent and not e.ref.startswith(parent)):
+                return None
+            if e.text.rstrip().endswith(":"):
+                return e
+        return None
+
+    def expand(self, entries: Sequence[AllowlistEntry],
+               scores: Sequence[float], top: int = 2) -> tuple[list[AllowlistEntry], list[float]]:
+        """The retrieved entries, then the other passages of the apartado of each of the first
+        ``top`` (an answer is often the neighbouring item), with their retrieval weights: a
+        retrieved passage's score over the best one's; a neighbour gets NEIGHBOUR × its
+        source's."""
+        best = max(scores, default=0.0) or 1.0
+        out, priors = list(entries), [max(0.0, s) / best for s in scores]
+        seen = {e.ref for e in entries}
+        for i, e in enumerate(entries[:top]):
+            head = _apartado(e.ref)
+            j = self.position.get(e.ref, 0)
+            lo = j
+            while lo > 0 and _apartado(self.order[lo - 1]) == head:
+                lo -= 1
+            for ref in self.order[lo:lo + 12]:
+                if _apartado(ref) != head or ref in seen:
+                    continue
+                seen.add(ref)
+                out.append(self.allowlist.entries[ref])
+                priors.append(NEIGHBOUR * priors[i])
+        return out, priors
+
+    def hooks(self, ref: str) -> list[str]:
+        return self._hooks(ref) if self._hooks is not None else []
+
+    def table(self, ref: str) -> list:
+        return self._table(ref) if self._table is not None else []
+
+    def span_url(self, entry: AllowlistEntry, span: str) -> str:
+        link = self.linker.link(entry, span) if self.linker is not None else None
+        return link or entry.url
+
+
+def _apartado(ref: str) -> str:
+    """``…#art18.2.b.p2`` → ``…#art18.2``: the unit and its first numbered part."""
+    head, _, frag = ref.partition("#")
+    parts = frag.split(".")
+    if parts[0] in ("rd",) and len(parts) > 1:
+        parts = parts[1:]
+    keep = 2 if len(parts) > 1 and parts[1].isdigit() else 1
+    return head + "#" + ".".join(parts[:keep])
+
+
+def source(n: int, e: AllowlistEntry) -> dict:
+    return {"n": n, "ref": e.ref, "label": e.label, "url": e.url}
+
+
+def citation(n: int, e: AllowlistEntry) -> dict:
+    """A citation as clients see it: every field copied from the allowlist entry."""
+    return {"n": n, "ref": e.ref, "label": e.label, "url": e.url, "quote": e.text,
+            "source_url": e.source_url, "source_license": e.source_license, "as_of": e.as_of}
+
+
+def cited_entries(span: Span, entries: Sequence[AllowlistEntry],
+                  reader: Reader) -> list[AllowlistEntry]:
+    """The answer's passage first, then its lead-in's, then other retrieved ones (≤ 3)."""
+    out = [entries[span.rank]]
+    for extra in (span.lead_in, span.exception):
+        if extra is not None:
+            out.append(reader.allowlist.get(extra.ref) or out[0])
+    for e in entries:
+        if len(out) >= MAX_CITATIONS:
+            break
+        if e not in out:
+            out.append(e)
+    return list(dict.fromkeys(out))[:MAX_CITATIONS]
+
+
+def _row_text(span: Span) -> str:
+    """The answer's first row header as it stands in the passage's text (for its span)."""
+    row = span.cells[0].row
+    start = span.main.text.find(row)
+    return span.main.text[start:start + len(row)] if start >= 0 else span.main.text
+
+
+def answer_event(q: Question, span: Span, choice: Choice | None,
+                 entries: Sequence[AllowlistEntry], reader: Reader) -> dict:
+    cited = cited_entries(span, entries, reader)
+    number = {e.ref: n for n, e in enumerate(cited, 1)}
+    out: dict = {"outcome": "answer", "label": EXTRACTIVE_LABEL, "cite": 1,
+                 "kind": "table" if span.cells else "option" if choice else "clause",
+                 "text": span.main.text, "emphasis": [list(x) for x in span.emphasis],
+                 "lead_in": None, "exception": None, "table": None, "option": None}
+    if span.lead_in is not None:
+        out["lead_in"] = {"text": span.lead_in.text, "cite": number.get(span.lead_in.ref, 1)}
+    if span.exception is not None:
+        out["exception"] = {"text": span.exception.text,
+                            "cite": number.get(span.exception.ref, 1)}
+    if span.cells:
+        out["text"] = " · ".join(c.value for c in span.cells)
+        out["emphasis"] = []
+        out["table"] = {"cells": [{"row": c.row, "column": c.column, "value": c.value,
+                                   "unit": c.unit} for c in span.cells]}
+    if choice is not None:
+        out["option"] = ({"letter": choice.letter, "text": choice.text} if choice.letter
+                         else {"letter": None, "text": UNDECIDED})
+    return out
+
+
+def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reader) -> dict:
+    cited = cited_entries(span, entries, reader)
+    out = [citation(n, e) for n, e in enumerate(cited, 1)]
+    words = _row_text(span) if span.cells else span.main.text
+    out[0]["span"] = words
+    out[0]["span_url"] = reader.span_url(cited[0], words)
+    if span.lead_in is not None and len(out) > 1 and cited[1].ref == span.lead_in.ref:
+        out[1]["span"] = span.lead_in.text
+        out[1]["span_url"] = cited[1].url
+    return {"extractive": True, "label": EXTRACTIVE_LABEL, "citations": out}
+
+
+def abstain_event(decision: Decision, shown: Sequence[AllowlistEntry]) -> dict:
+    norm = decision.norm
+    return {"outcome": decision.outcome, "message": decision.message,
+            "norm": None if norm is None else {"name": norm.name, "url": norm.url},
+            "passages": [citation(n, e) for n, e in enumerate(shown, 1)]
+            if decision.outcome == UNSURE else [],
+            "decision": decision.as_dict()}

@@ -1,0 +1,56 @@
+"""Span links: a text-fragment link to exactly the words of an answer, proven at answer time.
+
+The same matcher the build's gate uses (build/gate/fragments) reads the served page the way a browser
+does; ``deep_link`` proposes directives and keeps only one that selects exactly the span, first
+on the page, inside the cited passage's element. When none does (the words recur earlier on the
+page), the answer falls back to the passage's allowlisted link. Pages are read from dist/ once.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from citavial.build.errors import BuildError
+from citavial.build.gate.fragments.directive import deep_link
+from citavial.build.gate.fragments.textmodel import PageText, read_page
+from citavial.build.models import AllowlistEntry
+
+
+class SpanLinker:
+    """Proven links to substrings of allowlisted passages (thread-safe page cache)."""
+
+    def __init__(self, dist_dir: Path) -> None:
+        self.dist = Path(dist_dir)
+        self._pages: dict[str, PageText | None] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"SpanLinker({self.dist}, {len(self._pages)} pages read)"
+
+    def _page(self, name: str) -> PageText | None:
+        with self._lock:
+            if name not in self._pages:
+                try:
+                    self._pages[name] = read_page((self.dist / name).read_bytes())
+                except OSError:
+                    self._pages[name] = None
+            return self._pages[name]
+
+    def link(self, entry: AllowlistEntry, span: str) -> str | None:
+        """``page#anchor:~:text=…`` selecting exactly ``span`` inside ``entry``'s element, or None
+        (then the caller shows the entry's own url). ``span`` must be a substring of the entry."""
+        if not span.strip() or span not in entry.text:
+            return None
+        if span.strip() == entry.text.strip():
+            return entry.url   # the whole passage: the allowlisted link is that proof
+        page = self._page(entry.page)
+        if page is None:
+            return None
+        try:
+            found = deep_link(page, entry.anchor, span)
+        except BuildError:
+            return None
+        if found.kind == "fallback":
+            return None
+        return f"{entry.page}#{found.fragment}"

@@ -1,0 +1,1 @@
+"""Evaluation: answers scored on the golden set, and `citavial calibrate`."""

@@ -1,0 +1,133 @@
+"""Start the worker: load allowlist, index, prompt, calibration and model, then serve.
+
+``load_state`` never raises for a missing part: without a model the worker answers
+extractively; without an index or allowlist it still serves the static site, and the API and
+/health say why it cannot answer. Nothing here touches the network but the loopback socket.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from citavial.build.errors import BuildError
+from citavial.build.index.hooks import INDEX_DIR
+from citavial.build.index.query.retriever import load_retriever
+from citavial.worker.answer.allowlist import load_allowlist
+from citavial.worker.answer.ask import DEFAULT_K, Deps
+from citavial.worker.answer.calibration import load_calibration
+from citavial.worker.answer.cite import Reader
+from citavial.worker.answer.spanlink import SpanLinker
+from citavial.worker.http.app import WorkerState, create_app
+from citavial.worker.http.limits import InferenceSlot, RateLimiter
+from citavial.worker.lead.model import load_model, model_mode
+from citavial.worker.lead.prompts import DEFAULT_PROMPTS, PROMPTS_DIR, load_prompt
+
+log = logging.getLogger("citavial.worker")
+WARMUP_QUESTION = "¿Cuál es la velocidad máxima en autopista?"
+
+
+def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Path | None = None,
+              load_llm: bool = True, k: int = DEFAULT_K,
+              model_lead: bool = False, index: str = INDEX_DIR) -> tuple[Deps | None, str, dict]:
+    """(deps, why-unavailable, index info). The language model is loaded only for
+    ``model_lead``: measured on the dev split, answers are extractive by default. ``index`` is
+    the dist/ folder of the index (the dev-clean ``index-dev`` for measurements on dev)."""
+    dist_dir = Path(dist_dir)
+    try:
+        allow = load_allowlist(dist_dir / "allowlist.json")
+    except BuildError as err:
+        return None, f"allowlist not loaded: {err}", {"loaded": False}
+    try:
+        t0 = time.perf_counter()
+        retriever = load_retriever(dist_dir, index)
+        probe = retriever.search(WARMUP_QUESTION, k)
+        index = {"loaded": True, "version": probe.index_version, "backend": probe.backend,
+                 "load_seconds": round(time.perf_counter() - t0, 3)}
+    except (BuildError, OSError, ValueError) as err:
+        return None, f"index not loaded: {err}", {"loaded": False, "reason": str(err)}
+    prompt = load_prompt(prompt_path or PROMPTS_DIR / DEFAULT_PROMPTS[model_mode()])
+    calibration = load_calibration()
+    if load_llm and model_lead:
+        model, status = load_model(prompt, model_path)
+    else:
+        from citavial.worker.lead.model import ModelStatus
+        why = ("the language model was switched off (--no-model)" if not load_llm else
+               "extractive answers (the default): the model writes no part of the answer; "
+               "start with --model-lead to let it phrase a one-line lead")
+        model, status = None, ModelStatus(False, prompt.mode, None, None, None, why)
+    reader = Reader(allow, retriever, SpanLinker(dist_dir))
+    deps = Deps(retriever=retriever, allowlist=allow, prompt=prompt, model=model,
+                model_status=status, calibration=calibration, k=k, reader=reader,
+                model_lead=model_lead and model is not None)
+    return deps, "", index
+
+
+def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int = 4,
+               log_questions: bool = False, **kwargs) -> WorkerState:
+    deps, why, index = load_deps(dist_dir, **kwargs)
+    if deps is None:
+        log.warning("worker cannot answer: %s", why)
+    elif deps.model is None:
+        log.warning("extractive-only: %s", deps.model_status.reason)
+    return WorkerState(dist_dir=Path(dist_dir), deps=deps, unavailable=why, index_info=index,
+                       ask_limiter=RateLimiter(ask_per_minute, burst=max(1, int(
+                           min(ask_per_minute, 5)))),
+                       search_limiter=RateLimiter(ask_per_minute * 6, burst=20),
+                       slot=InferenceSlot(max_waiting), log_questions=log_questions)
+
+
+def make_server(state: WorkerState, host: str = "127.0.0.1", port: int = 8000,
+                threads: int = 8):
+    """A waitress server (not yet running) for ``state``; ``port=0`` picks a free port."""
+    from waitress.server import create_server
+    # channel_request_lookahead lets the app see a client disconnect while it generates
+    # (environ["waitress.client_disconnected"]); waitress flushes each write (send_bytes=1).
+    return create_server(create_app(state), host=host, port=port, threads=threads,
+                         channel_request_lookahead=5, ident="citavial",
+                         clear_untrusted_proxy_headers=True)
+
+
+def serve(dist_dir: Path, host: str = "127.0.0.1", port: int = 8000, **kwargs) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    state = load_state(dist_dir, **kwargs)
+    server = make_server(state, host, port)
+    from citavial.worker.http.drain import drain_on_sigterm
+    drain_on_sigterm(server)
+    mode = ("generative" if state.deps and state.deps.model else
+            "extractive-only" if state.deps else "static site only")
+    print(f"citavial worker on http://{server.effective_host}:{server.effective_port}/ "
+          f"({mode})", flush=True)
+    server.run()
+
+
+class ServerThread:
+    """The worker on a background thread, for tests and benchmarks: ``with ServerThread(state)
+    as s: urlopen(s.url + "/health")``. Port 0 picks a free port on 127.0.0.1."""
+
+    def __init__(self, state: WorkerState, port: int = 0, threads: int = 8) -> None:
+        import threading
+        self.server = make_server(state, "127.0.0.1", port, threads)
+        self.url = f"http://127.0.0.1:{self.server.effective_port}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="citavial-worker", daemon=True)
+
+    def _loop(self) -> None:
+        from waitress import wasyncore
+        while not self._stop.is_set():   # short polls, so stop() never closes a socket in use
+            wasyncore.loop(timeout=0.05, map=self.server._map, count=1)
+
+    def __enter__(self) -> "ServerThread":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.server.task_dispatcher.shutdown()
+        from waitress import wasyncore
+        wasyncore.close_all(self.server._map)

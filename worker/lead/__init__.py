@@ -1,0 +1,1 @@
+"""The optional model lead: the model, prompts, streaming guard, sanitizer, segmenter, support."""

@@ -1,0 +1,1 @@
+"""`citavial mcp`: the verified passages as an MCP server."""
