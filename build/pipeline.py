@@ -27,11 +27,10 @@ from citavial.build.gate.verify import Pages, check_quote, gate_counts, verify
 from citavial.build.index.collect import collect
 from citavial.build.index.embed import corpus_model
 from citavial.build.index.make import DEV_INDEX_DIR, build_index, promoted_hooks
-from citavial.build.ingest import ingest
+from citavial.build.ingest import load_regulation
 from citavial.build.models import ALLOWLIST_SCHEMA, Citation, Regulation
 from citavial.build.refs import RefError, parse_ref
 from citavial.build.renames import FILE_NAME as RENAMES_FILE
-from citavial.build.renames import with_renames
 from citavial.build.render.changes import by_date, change_id, passage_changed, unit_changes
 from citavial.build.render.figures import collect_figures
 from citavial.build.render.pages import ExtraPage, render, render_pages, spanish_date
@@ -50,11 +49,6 @@ REPORTS = Path(__file__).resolve().parent.parent / "golden" / "reports"
 # warning on guides and practice questions (students may have learned the earlier wording).
 RECENT_CHANGE_DAYS = 365
 
-
-def load_regulation(corpus_dir: Path, as_of: date) -> Regulation:
-    """Verify the corpus hashes, then ingest it for ``as_of``."""
-    info = verify_corpus(Path(corpus_dir))
-    return with_renames(ingest(info.texto_path, info.metadatos_path, as_of), Path(corpus_dir))
 
 
 def write_json(path: Path, obj) -> None:

@@ -21,17 +21,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from citavial.build.errors import BuildError
 from citavial.build.patterns import CANONICAL_REF
-
-if TYPE_CHECKING:
-    from citavial.build.models import Regulation
 
 SCHEMA = "citavial-ref-renames/1"
 FILE_NAME = "refs-renamed.json"
@@ -126,11 +122,3 @@ def check_renames(renames: Renames, citable: Iterable[str]) -> None:
     if clash:
         raise BuildError(FILE_NAME, f"old ref(s) {clash} are passages of this build again",
                          "remove those renames, or rename the passages")
-
-
-def with_renames(reg: Regulation, corpus_dir: Path) -> Regulation:
-    """``reg`` carrying the corpus's rename table, checked against its passages."""
-    renames = load_renames(corpus_dir)
-    check_renames(renames, [b.ref for u in reg.units for b in u.blocks if b.ref]
-                  + [u.ref for u in reg.units])
-    return replace(reg, renames=renames)

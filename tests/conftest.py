@@ -30,7 +30,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def reg():
-    from citavial.build.pipeline import load_regulation
+    from citavial.build.ingest import load_regulation
     return load_regulation(CORPUS, AS_OF)
 
 

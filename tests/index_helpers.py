@@ -17,7 +17,7 @@ _CACHE: dict[str, object] = {}
 def passages():
     if "passages" not in _CACHE:
         from citavial.build.index.collect import collect
-        from citavial.build.pipeline import load_regulation
+        from citavial.build.ingest import load_regulation
         _CACHE["passages"] = collect(load_regulation(CORPUS, AS_OF))
     return _CACHE["passages"]
 

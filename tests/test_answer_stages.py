@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from citavial.build import patterns as P
 from citavial.build.models import AllowlistEntry
 from citavial.build.text import fold
+from citavial.worker import patterns as P
 from citavial.worker.answer import decide as D
 from citavial.worker.answer.abstain import GateModel
 from citavial.worker.answer.options import choose

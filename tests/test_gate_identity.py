@@ -58,7 +58,8 @@ def _update() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from support import AS_OF, CORPUS, SITE_SRC
 
-    from citavial.build.pipeline import build_site, load_regulation
+    from citavial.build.ingest import load_regulation
+    from citavial.build.pipeline import build_site
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "dist"
         build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)

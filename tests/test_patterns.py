@@ -295,11 +295,14 @@ def test_ref_and_word_patterns(pattern, text, ok):
 
 
 def test_every_pattern_has_a_table_test():
-    """Each compiled constant of build/patterns.py is exercised by name in a test module."""
+    """Each compiled constant of build/patterns.py and worker/patterns.py is exercised by name in
+    a test module."""
     from support import ROOT
 
+    from citavial.worker import patterns as WP
+
     sources = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("test_*.py"))
-    compiled = [k for k, v in vars(P).items() if hasattr(v, "pattern") and k.isupper()]
+    compiled = [k for m in (P, WP) for k, v in vars(m).items() if hasattr(v, "pattern") and k.isupper()]
     untested = [k for k in compiled if f"P.{k}" not in sources and f'"{k}"' not in sources]
     assert not untested, f"patterns without a table test: {untested}"
 

@@ -19,8 +19,9 @@ from citavial.build.errors import BuildError
 from citavial.build.gate.verify import Pages, check_quote, reason_code
 from citavial.build.golden import load_golden
 from citavial.build.index.hooks import load_hooks, promoted_hooks
+from citavial.build.ingest import with_renames
 from citavial.build.models import Citation
-from citavial.build.renames import Renames, load_renames, with_renames
+from citavial.build.renames import Renames, load_renames
 
 R = "RD-1428/2003#"
 GOLDEN = ROOT / "golden"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citavial.build import patterns as P
+from citavial.worker import patterns as P
 
 TABLE = [
     # (pattern name, method, text, matches?)

@@ -21,8 +21,8 @@ from datetime import date
 from pathlib import Path
 
 from citavial.build.corpus.integrity import verify_corpus
+from citavial.build.ingest import with_renames
 from citavial.build.models import Regulation
-from citavial.build.renames import with_renames
 
 _BUILD_CODE = Path(__file__).resolve().parent.parent   # the whole build package
 REGULATION_FILE = "regulation.pickle"

@@ -16,13 +16,7 @@ from citavial.build.atomic import write_staged
 from citavial.build.gate.verify import ROW_SEPARATOR, Pages, check_quote
 from citavial.build.models import AllowlistEntry, Citation, Regulation
 from citavial.build.refs import anchor
-
-DIR = "deeplinks"
-
-
-def script_name(page: str) -> str:
-    """``art48.html`` → ``deeplinks/art48.js`` (the unit template uses the same rule)."""
-    return f"{DIR}/{page.removesuffix('.html')}.js"
+from citavial.build.render.pages import deeplinks_script as script_name
 
 
 def page_links(reg: Regulation, site_dir: Path,

@@ -7,16 +7,33 @@ and three numbering spaces share it (the Real Decreto's preceptos, the Reglament
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
+from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.errors import BuildError
 from citavial.build.ingest.walk import walk
 from citavial.build.models import Regulation, Source
+from citavial.build.renames import check_renames, load_renames
 from citavial.build.safexml import parse_file
 
 LICENSE = ("Fuente: Agencia Estatal Boletín Oficial del Estado (BOE). Reutilización permitida "
            "citando la fuente y la fecha de actualización (Ley 37/2007 y aviso legal del BOE).")
+
+
+def load_regulation(corpus_dir: Path, as_of: date) -> Regulation:
+    """Verify the corpus hashes, then ingest it for ``as_of``."""
+    info = verify_corpus(Path(corpus_dir))
+    return with_renames(ingest(info.texto_path, info.metadatos_path, as_of), Path(corpus_dir))
+
+
+def with_renames(reg: Regulation, corpus_dir: Path) -> Regulation:
+    """``reg`` carrying the corpus's rename table, checked against its passages."""
+    renames = load_renames(corpus_dir)
+    check_renames(renames, [b.ref for u in reg.units for b in u.blocks if b.ref]
+                  + [u.ref for u in reg.units])
+    return replace(reg, renames=renames)
 
 
 def ingest(texto: Path, metadatos: Path, as_of: date) -> Regulation:

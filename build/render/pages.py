@@ -14,7 +14,6 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from citavial.build.atomic import write_staged
-from citavial.build.gate.deeplinks import script_name
 from citavial.build.headers import csp
 from citavial.build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation
 from citavial.build.refs import anchor, human_label
@@ -28,6 +27,14 @@ STATUS_LABELS = {
 }
 MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
           "septiembre", "octubre", "noviembre", "diciembre"]
+
+
+DEEPLINKS_DIR = "deeplinks"   # a page's deep links script, see deeplinks_script
+
+
+def deeplinks_script(page: str) -> str:
+    """``art48.html`` → ``deeplinks/art48.js`` (written by gate/deeplinks.py once the gate has run)."""
+    return f"{DEEPLINKS_DIR}/{page.removesuffix('.html')}.js"
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,7 @@ def environment(site_src: Path) -> Environment:
     )
     env.filters["anchor"] = anchor
     env.filters["fecha"] = spanish_date
-    env.filters["deeplinks_script"] = script_name
+    env.filters["deeplinks_script"] = deeplinks_script
     env.filters["human_label"] = human_label
     env.filters["first_passage"] = first_passage
     env.globals["STATUS_LABELS"] = STATUS_LABELS

@@ -24,10 +24,10 @@ from citavial.build.gate.fragments.directive import (
     format_directive,
     parse_directive,
 )
-from citavial.build.patterns import QUESTION_FORBIDDEN
 from citavial.build.refs import RefError, parse_ref
 from citavial.worker.http.app import sse
 from citavial.worker.http.validate import InvalidInput, check_question, parse_ask_body
+from citavial.worker.patterns import QUESTION_FORBIDDEN
 
 pytestmark = pytest.mark.adversarial
 ROOT = Path(__file__).resolve().parents[2]

@@ -119,8 +119,8 @@ def test_gate_treats_the_payload_as_text(poisoned, quote_text, ok):
     from datetime import date
 
     from citavial.build.gate.verify import Pages, check_quote
+    from citavial.build.ingest import load_regulation
     from citavial.build.models import Citation
-    from citavial.build.pipeline import load_regulation
     reg = load_regulation(poisoned["corpus"], date(2026, 11, 29))   # the build's own gate
     check = check_quote(reg, Pages(poisoned["dist"]),
                         Citation("t", 1, "RD-1428/2003#art18.2.p2", quote_text))

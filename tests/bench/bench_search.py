@@ -29,7 +29,7 @@ from citavial.build.index.eval.retrieval import evaluate, load_golden, nearest_h
 from citavial.build.index.hooks import DEFAULT_HOOKS  # noqa: E402
 from citavial.build.index.make import build_index  # noqa: E402
 from citavial.build.index.query.search import Searcher  # noqa: E402
-from citavial.build.pipeline import load_regulation  # noqa: E402
+from citavial.build.ingest import load_regulation  # noqa: E402
 from citavial.build.search_cli import latest_golden  # noqa: E402
 
 AS_OF = date(2026, 11, 29)

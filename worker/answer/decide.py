@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citavial.build import patterns as P
 from citavial.build.text import fold
+from citavial.worker import patterns as P
 from citavial.worker.answer.abstain import GateModel
 
 ANSWER, UNSURE, NOT_REGULATED = "answer", "unsure", "not_regulated"

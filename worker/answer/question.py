@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citavial.build.patterns import OPTION_INLINE, OPTION_LINE, Q_EXCEPTION, Q_NUMBER, Q_YESNO
 from citavial.build.text import fold, stems
+from citavial.worker.patterns import OPTION_INLINE, OPTION_LINE, Q_EXCEPTION, Q_NUMBER, Q_YESNO
 
 NUMBER, YESNO, EXCEPTION, OPEN = "number", "yesno", "exception", "open"
 

@@ -20,9 +20,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from citavial.build import patterns as P
 from citavial.build.models import AllowlistEntry
 from citavial.build.text import fold, numbers, stems
+from citavial.worker import patterns as P
 from citavial.worker.answer.options import option_score
 from citavial.worker.answer.question import EXCEPTION, NUMBER, YESNO, Question
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from citavial.build.patterns import QUESTION_FORBIDDEN
+from citavial.worker.patterns import QUESTION_FORBIDDEN
 
 MIN_CHARS, MAX_CHARS = 3, 500
 MAX_K = 20

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citavial.build.patterns import SLOT, SLOT_PREFIX
+from citavial.worker.patterns import SLOT, SLOT_PREFIX
 
 TEXT = "text"
 CITE = "cite"

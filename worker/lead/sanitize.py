@@ -17,7 +17,8 @@ word is not known yet, so tokens still reach the client as they are generated.
 
 from __future__ import annotations
 
-from citavial.build.patterns import (
+from citavial.build.text import fold as text_fold
+from citavial.worker.patterns import (
     BARE_DOMAIN,
     CANONICAL_IN_PROSE,
     EMAIL,
@@ -30,7 +31,6 @@ from citavial.build.patterns import (
     URL_WWW,
     WEB_FILE,
 )
-from citavial.build.text import fold as text_fold
 
 OMITTED = "(referencia omitida)"
 # Words that continue a reference already omitted ("artículo 14 bis", "disposición final cuarta").

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from citavial.build.patterns import SENTENCE_END, SENTENCE_OPEN, WORDS
+from citavial.worker.patterns import SENTENCE_END, SENTENCE_OPEN, WORDS
 
 
 @dataclass

@@ -108,7 +108,7 @@ def train(passages: Sequence[Passage], hooks: Sequence[Hook], out_dir: Path,
 def main(argv: list[str] | None = None) -> int:
     from citavial.build.index.collect import collect
     from citavial.build.index.hooks import load_hooks
-    from citavial.build.pipeline import load_regulation
+    from citavial.build.ingest import load_regulation
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--corpus", type=Path, default=paths.CORPUS)
     p.add_argument("--as-of", type=date.fromisoformat, default=date(2026, 11, 29))

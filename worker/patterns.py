@@ -1,0 +1,149 @@
+"""The worker's regular expressions: what model text may carry and how a question is read.
+
+They judge text the model wrote or a user typed, never the regulation text; the build's own
+patterns (the regulation's designators, refs, the search analyzer) stay in build/patterns.py.
+Each constant has a table test (tests/test_worker_patterns.py, tests/test_patterns.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- the answer worker: model output and user input (tests/test_worker_patterns.py) ------------
+# These judge text the model wrote or a user typed, never the regulation text.
+# --- the slot the model writes instead of a citation -------------------------------------------
+
+# A complete, well-formed slot: "[[REF:3]]". The number is range-checked by the guard.
+SLOT = re.compile(r"^\[\[REF:([1-9][0-9]*)\]\]$")
+# Every string that can still grow into a well-formed slot ("[", "[[RE", "[[REF:1", "[[REF:12]").
+SLOT_PREFIX = re.compile(r"^\[(?:\[(?:R(?:E(?:F(?::(?:[1-9][0-9]*(?:\](?:\])?)?)?)?)?)?)?)?$")
+
+# --- things model text may never carry (word level) --------------------------------------------
+
+# A word that is, or contains, a link: a scheme ("http://", "javascript:"), "www.", an e-mail, a
+# file name with a web extension, or a bare domain ("boe.es", "boe.es/buscar").
+URL_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:(?://|[^\s]*[a-z])", re.IGNORECASE)
+URL_WWW = re.compile(r"(?:^|\W)www\.", re.IGNORECASE)
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+WEB_FILE = re.compile(r"\.(?:html?|php|aspx?|jsp|pdf|xml|json|js|css)\b", re.IGNORECASE)
+BARE_DOMAIN = re.compile(r"[\w-]+\.[a-z]{2,}(?![^\W\d_])", re.IGNORECASE)
+# Canonical refs and norm numbers in prose: "RD-1428/2003#art48", "#art48", "1428/2003".
+CANONICAL_IN_PROSE = re.compile(r"#|\bRD-\d|\b\d{1,4}/(?:19|20)\d\d\b|REF\b", re.IGNORECASE)
+
+# --- refs written in prose ("artículo 48", "art. 48.1", "apartado 2", "anexo II") ---------------
+
+# A word that introduces a reference (compared after lowercasing and dropping accents).
+REF_TRIGGER = re.compile(
+    r"^(?:art(?:iculos?|s?\.)?|apartados?|parrafos?|letras?|anexos?|disposicion(?:es)?|"
+    r"secciones|seccion|capitulos?|titulos?|ordinal|ley|leyes|real|decreto|rd|rdl|"
+    r"reglamento)$")
+# The word after a trigger that makes it a reference: a number ("48", "48.1", "14", "2.º"),
+# a letter designator ("a)"), a roman numeral ("II"), or a disposition kind ("adicional").
+REF_DESIGNATOR = re.compile(
+    r"^(?:\d\S*|[a-zñ]\)[.,;:]?|[ivxlc]+[.,;:]?|adicional|transitoria|derogatoria|"
+    r"final|legislativo|n\.?º.*)$",
+    re.IGNORECASE)
+# A reference glued to its number ("artículo48", "art.48.1") is one word.
+REF_GLUED = re.compile(r"^(?:art(?:iculos?|s)?\.?|apartados?)\d")
+
+# --- characters removed from model text ---------------------------------------------------------
+
+# Markup (HTML, markdown) and quotation marks: the model may neither format nor quote.
+MARKUP_CHARS = re.compile(r"[<>&*_`#\[\]{}|~\\^=\"“”«»„‹›'‘’]")
+# Control characters and characters outside the Basic Multilingual Plane (emoji), which would
+# also make JavaScript's UTF-16 offsets differ from Python's.
+UNSAFE_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\U00010000-\U0010ffff]")
+
+# --- sentences -----------------------------------------------------------------------------------
+
+# The characters that can end a sentence, and those that can open the next one.
+SENTENCE_END = frozenset(".!?…")
+SENTENCE_OPEN = re.compile(r"[A-ZÁÉÍÓÚÑÜ¿¡0-9]")
+# A sentence needs a word of two letters or more ("1." or "a)" alone is a designator).
+WORDS = re.compile(r"[^\W\d_]{2,}")
+
+# --- user input ----------------------------------------------------------------------------------
+
+# Control characters (C0, DEL, C1) and unpaired surrogates are refused in a question.
+# Line breaks and tabs are allowed: students paste exam questions with their options on lines.
+QUESTION_FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+# --- reading a question (worker/answer/question.py, on folded text where noted) -------------------------
+
+# A pasted option on its own line: "a) Sí.", "B. No, salvo…", "c)Nunca".
+OPTION_LINE = re.compile(r"^([a-dA-D])\s*[).]\s*(\S.*)$")
+# Options run together on one line: "… a) 120 km/h b) 100 km/h c) 90 km/h" (split keeps letters).
+OPTION_INLINE = re.compile(r"(?:^|\s)([a-dA-D])\)\s+")
+# Folded question asking for a number: a speed, distance, age, time, amount or count.
+Q_NUMBER = re.compile(
+    r"\b(?:cuant[oa]s?|a que velocidad|que velocidad|velocidad maxima|velocidad minima|"
+    r"que distancia|distancia (?:minima|de seguridad)|a cuantos|cuantos? (?:metros|kilometros|"
+    r"km|anos|dias|horas|personas|ocupantes|plazas|centimetros)|que edad|edad minima|"
+    r"tasa de alcohol|limite de (?:velocidad|alcohol)|no (?:podra|debe|puede) superar|"
+    r"(?:superar|rebasar) (?:los|las)?\.\.\.|hasta (?:que|cuantos))")
+# Folded question about an exception or a universal claim ("¿siempre?", "en ningún caso").
+Q_EXCEPTION = re.compile(
+    r"\b(?:salvo|excepto|excepcion(?:es)?|siempre|nunca|en ningun caso|en todo caso|"
+    r"como norma general|alguna vez|hay alguna|solo|unicamente|sin excepcion)\b")
+# Folded yes/no question: permission, prohibition, obligation.
+Q_YESNO = re.compile(
+    r"(?:^|¿)\s*(?:se puede|puedo|puede|podra|podemos|es obligatorio|esta permitido|"
+    r"esta prohibido|se permite|se prohibe|debe|debo|hay que|tengo que|tiene que|es correct[oa]|"
+    r"es legal|esta bien|estoy obligado)\b")
+
+# --- choosing the answer span (worker/answer/span.py) ---------------------------------------------------
+
+# Where a passage splits into clauses a student can read alone: after ". ", "; " or ": " that is
+# followed by a capital, a letter designator or a digit — not in "art. 48" or "3.500".
+CLAUSE_BREAK = re.compile(r"(?<=[.;:])\s+(?=[A-ZÁÉÍÓÚÑ¿(]|[a-zñ]\)\s|\d+\.[ºª]?\s)")
+# Folded words that carry a rule's force: emphasised in an answer.
+RULE_WORDS = re.compile(
+    r"\b(?:prohibid[oa]s?|se prohibe|queda prohibid[oa]|prohibe|no podran?|no deberan?|"
+    r"deberan?|obligatori[oa]s?|estan? obligad[oa]s?|podran?|salvo|excepto|en ningun caso)\b")
+# A number with its unit, emphasised in an answer: "120 km/h", "1,5 metros", "3.500 kg", "0,5".
+NUMBER_WITH_UNIT = re.compile(
+    r"\d+(?:[.,]\d+)*(?:\s*(?:km/h|kilómetros por hora|kilómetros|metros|m|cm|kg|toneladas|"
+    r"gramos por litro|miligramos por litro|g/l|mg/l|años|horas|minutos|segundos|por ciento|%))?")
+# A speed stated in a question ("limitada a 100 km/h", "a 90 kilómetros por hora"): the limit
+# is given, not asked.
+SPEED_FIGURE = re.compile(r"\b\d+\s*(?:km/h|km por hora|kilómetros por hora|kilometros por hora)",
+                          re.IGNORECASE)
+# Folded text of an exception clause inside a passage ("salvo …", "excepto …", "no obstante").
+EXCEPTION_WORDS = re.compile(r"\b(?:salvo|excepto|exceptuan?|excepcion|no obstante|sin perjuicio)\b")
+
+# --- other norms (worker/answer/decide.py, on folded text) ----------------------------------------------
+
+OTHER_POINTS = re.compile(r"\bpuntos?\b.*\b(?:carne|permiso|pierd|perder|quit|recuper|novel)|"
+                          r"\b(?:pierd|perder|quit|recuper)\w*\b.*\bpuntos?\b|permiso por puntos|"
+                          r"curso de (?:recuperacion|sensibilizacion)|saldo de puntos")
+# "¿cuánto me multan…?" asks the amount (the Ley's); "¿me pueden multar por…?" asks whether
+# something is forbidden, which this Reglamento may well say
+OTHER_FINES = re.compile(r"\b(?:multa|multas|sancion|sanciones|euros|importe|pronto pago|"
+                         r"cuanto (?:me |te |le |nos |les |os )?(?:multan|sancionan|cobran)|"
+                         r"descuento del 50|recurrir|recurso|prescrib|infraccion (?:leve|grave)"
+                         r"\w* .*(?:cuesta|euros|multa)|embargo)\b")
+OTHER_LICENCE = re.compile(r"\b(?:sacar(?:me|se)? (?:el|la) (?:carne|permiso|licencia)|"
+                           r"obtener (?:el|la) (?:carne|permiso|licencia)|"
+                           r"renovar el (?:carne|permiso)|renovacion del (?:carne|permiso)|"
+                           r"permiso de conduccion|carne de conducir|permiso de conducir|"
+                           r"clase (?:b|a1|a2|am|c|d)\b|edad (?:minima )?para (?:conducir|sacar|obtener)|"
+                           r"autoescuela|examen (?:teorico|practico)|canjear|canje|licencia de "
+                           r"conduccion|conductor novel|permiso b\b|carne b\b|\bl\b de novel|"
+                           # "carnet" is never the Reglamento's word; "¿qué permiso necesito?"
+                           r"carnet|(?:que|un|el) (?:permiso|carne) (?:necesit|hace falta|se "
+                           r"necesita|tengo|tiene)\w*|permiso (?:especial )?para conducir|"
+                           r"(?:necesit|hace falta)\w* (?:un |el )?(?:permiso|carne)\b(?! de circulacion))")
+# Not "matrícula" nor "homologado": the plate's lighting and approved helmets, seats and vests
+# are this Reglamento's; registering a vehicle and approving its type are not.
+OTHER_VEHICLES = re.compile(r"\b(?:itv|inspeccion tecnica|matricular\w*|matriculacion|transferencia|"
+                            r"cambio de titular|permiso de circulacion|ficha tecnica|etiqueta "
+                            r"(?:ambiental|eco|cero|b|c)|distintivo ambiental|baja del vehiculo|"
+                            r"homologacion de(?:l| un) (?:vehiculo|coche)|historicos?|certificado de "
+                            r"caracteristicas|(?:vend\w*|compr\w*) (?:el|mi|su|"
+                            r"un) (?:coche|vehiculo|turismo|moto))\b")
+OTHER_INSURANCE = re.compile(r"\b(?:seguro obligatorio|aseguradora|poliza|seguro del coche|"
+                             r"seguro a terceros|todo riesgo|consorcio de compensacion|sin seguro|"
+                             # "tener seguro", "qué seguro…", but not "estar seguro de que…"
+                             r"(?:tener|tengo|tiene|que|un|el) seguro\b(?! de que)|responsabilidad civil)\b")
+OTHER_PENAL = re.compile(r"\b(?:codigo penal|delito|carcel|prision|pena de|antecedentes penales|"
+                         r"juicio rapido)\b")
