@@ -19,9 +19,19 @@ Scheme (documented in README "Reference scheme"):
 =====================================  ===========================================================
 
 Anchors replace "." by "-" (``art82-2``); a unit's page is its anchor plus ".html".
+
+Other norms use the same fragment grammar behind their own prefix (``NORMS``): the Ley sobre
+Tráfico ``RDL-6/2015#art76.a``, its points table ``RDL-6/2015#anexoII.r10`` (row 10), the
+Reglamento General de Conductores ``RD-818/2009#art4.2``, the Reglamento General de Vehículos
+``RD-2822/1998#art10.1``. ``Ref`` is the parsed form: compare, sort, roll up and render with
+it; serialised forms (allowlist.json, the index, JSON outputs) keep the string, ``str(ref)``.
 """
 
 from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 from citavial.build.models import NORM
 from citavial.build.patterns import (
@@ -39,23 +49,181 @@ class RefError(ValueError):
     """A string that is not a reference in any accepted form."""
 
 
+@dataclass(frozen=True)
+class Norm:
+    """A norm whose passages can be cited: its ref prefix, BOE id, short name, and the folder
+    of its pages ("" for the Reglamento, whose pages sit at the site root since the first
+    published link)."""
+
+    prefix: str
+    boe_id: str
+    title: str
+    folder: str
+
+
+NORMS: dict[str, Norm] = {n.prefix: n for n in (
+    Norm(NORM, "BOE-A-2003-23514", "Reglamento General de Circulación", ""),
+    Norm("RDL-6/2015", "BOE-A-2015-11722", "Ley sobre Tráfico, Circulación de Vehículos a Motor "
+         "y Seguridad Vial", "ley-trafico"),
+    Norm("RD-818/2009", "BOE-A-2009-9481", "Reglamento General de Conductores", "conductores"),
+    Norm("RD-2822/1998", "BOE-A-1999-1826", "Reglamento General de Vehículos", "vehiculos"),
+)}
+
+# Document order of a fragment's parts. A part is a head (``art14bis``, ``da1``, ``anexoII``,
+# ``rd``), a numbered child (apartado ``2``, ordinal ``1o``/``2a``, section ``s1``, paragraph
+# ``p3``, table row ``r10``) or a letter (``b``, ``ñ``). A unit's own continuation paragraphs
+# (``p2``) come right after its text, before its children; the Real Decreto's preceptos come
+# before the Reglamento's articles, dispositions and annexes, as in the BOE text.
+_RANK = {"p": 0, "rd": 1, "art": 2, "da": 3, "dt": 4, "dd": 5, "df": 6, "anexo": 7, "s": 8,
+         "": 9, "r": 11}
+_LETTER_RANK, _OTHER_RANK = 10, 12
+_LATIN = ("", "bis", "ter", "quater", "quinquies", "sexies", "septies", "octies", "nonies",
+          "decies")
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
+_NUMBERED = re.compile(r"^(anexo|art|da|dt|dd|df|p|s|r|)(\d+)(bis|ter|quater|quinquies|sexies|"
+                       r"septies|octies|nonies|decies|[oa])?$")
+_ANNEX = re.compile(r"^anexo([IVXL]+)$")
+_UNIT_CHILD = re.compile(r"^(?:\d+|s\d+|art\w+)$")   # an annex section or article: its own page
+
+
+def _roman(numeral: str) -> int:
+    values = [_ROMAN[c] for c in numeral]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v
+               for i, v in enumerate(values))
+
+
+def _part_key(part: str) -> tuple[int, int, int, str]:
+    """(kind, number, suffix, text) of one part: ``art9`` < ``art10`` < ``art10bis``, ``p9`` <
+    ``p10``, ``anexoII`` < ``anexoIII``, letters in Spanish order (``n`` < ``ñ`` < ``o``)."""
+    if m := _ANNEX.match(part):
+        return (_RANK["anexo"], _roman(m.group(1)), 0, "")
+    if m := _NUMBERED.match(part):
+        suffix = m.group(3) or ""
+        rank = _LATIN.index(suffix) if suffix in _LATIN else 1 + "oa".index(suffix)
+        return (_RANK[m.group(1)], int(m.group(2)), rank, "")
+    if part in _RANK:                                   # "rd", "dd" (derogatoria única)
+        return (_RANK[part], 0, 0, "")
+    if len(part) == 1:
+        return (_LETTER_RANK, 0, 0, part.replace("ñ", "n~"))
+    if part.startswith("art"):                         # "artunico"
+        return (_RANK["art"], 0, 0, part)
+    return (_OTHER_RANK, 0, 0, part)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A parsed canonical reference: its norm and the dot-separated parts of its fragment.
+
+    ``str(ref)`` gives back the canonical string byte for byte; build one with ``Ref.parse``.
+    """
+
+    norm: str
+    parts: tuple[str, ...]
+
+    @staticmethod
+    def parse(text: str) -> Ref:
+        """``"RD-1428/2003#art82.2"`` → Ref; RefError naming the rule for anything else."""
+        return _parse(text)
+
+    def __str__(self) -> str:
+        return f"{self.norm}#{self.fragment}"
+
+    @property
+    def fragment(self) -> str:
+        return ".".join(self.parts)
+
+    @cached_property
+    def unit(self) -> Ref:
+        """The ref of the page it sits on: ``art48.1.a`` → ``art48``; ``anexoI.5.p37`` →
+        ``anexoI.5``; ``anexoII.art14bis.2`` → ``anexoII.art14bis``; ``rd.df1.2`` → ``rd.df1``;
+        ``anexoI.p3`` (the annex's own text) → ``anexoI``; ``anexoII.r10`` (a row) → ``anexoII``."""
+        head = self.parts[0]
+        two = head == "rd" or (head.startswith("anexo") and len(self.parts) > 1
+                               and _UNIT_CHILD.match(self.parts[1]) is not None)
+        return Ref(self.norm, self.parts[:2 if two else 1])
+
+    @property
+    def parent(self) -> Ref | None:
+        """The ref one level up (``art48.1.a`` → ``art48.1``); None for a one-part ref."""
+        return Ref(self.norm, self.parts[:-1]) if len(self.parts) > 1 else None
+
+    @property
+    def inner(self) -> tuple[str, ...]:
+        """The parts below the unit: apartado, letter, ordinal or paragraph (``("1", "a")``)."""
+        return self.parts[len(self.unit.parts):]
+
+    @property
+    def apartado(self) -> str | None:
+        """The numbered apartado (or annex section) under the unit, if any: ``art48.1.a`` → "1"."""
+        first = self.inner[:1]
+        return first[0] if first and first[0].isdigit() else None
+
+    @property
+    def letter(self) -> str | None:
+        """The letter (``b``, ``ñ``) of a ``letra`` passage, if any."""
+        return next((p for p in self.inner if len(p) == 1 and not p.isdigit()), None)
+
+    @property
+    def paragraph(self) -> str | None:
+        """The last part when it is an ordinal (``1o``) or a numbered paragraph (``p2``)."""
+        last = self.inner[-1:]
+        return last[0] if last and (last[0][:1] == "p" and last[0][1:].isdigit()
+                                    or last[0][:-1].isdigit() and last[0][-1] in "oa") else None
+
+    def contains(self, other: Ref) -> bool:
+        """True for ``other`` equal to this ref or below it (``art48`` contains ``art48.1.a``)."""
+        return self.norm == other.norm and other.parts[:len(self.parts)] == self.parts
+
+    @cached_property
+    def sort_key(self) -> tuple:
+        """Document order, numeric: ``…p9`` before ``…p10``, ``art9`` before ``art10``,
+        ``art14`` before ``art14bis``; a ref before its descendants."""
+        return (self.norm, tuple(_part_key(p) for p in self.parts))
+
+    @property
+    def anchor(self) -> str:
+        """HTML id: ``RD-1428/2003#art82.2`` → ``art82-2``."""
+        return "-".join(self.parts)
+
+    @property
+    def page(self) -> str:
+        """The unit's page: ``RD-1428/2003#art82.2`` → ``art82.html``; another norm's pages sit
+        in its folder (``RD-818/2009#art4.2`` → ``conductores/art4.html``)."""
+        folder = NORMS[self.norm].folder
+        return (f"{folder}/" if folder else "") + self.unit.anchor + ".html"
+
+
+@lru_cache(maxsize=1 << 16)
+def _parse(text: str) -> Ref:
+    norm, sep, frag = text.partition("#")
+    if not sep or norm not in NORMS:
+        raise RefError(f"{text!r} is not a canonical ref like 'RD-1428/2003#art82.2': the part "
+                       f"before '#' must be one of {', '.join(sorted(NORMS))}")
+    if not REF_FRAGMENT.match(frag):
+        raise RefError(f"{text!r} is not a canonical ref: after '#' write dot-separated parts "
+                       f"of letters and digits, e.g. 'art82.2' or 'anexoI.5.p37'")
+    return Ref(norm, tuple(frag.split(".")))
+
+
 def canonical(fragment: str) -> str:
     return f"{NORM}#{fragment}"
 
 
 def fragment(ref: str) -> str:
-    m = CANONICAL_REF.match(ref)
-    if not m:
+    """``RD-1428/2003#art82.2`` → ``art82.2`` (the Reglamento's refs; RefError otherwise)."""
+    if not CANONICAL_REF.match(ref):
         raise RefError(f"{ref!r} is not a canonical ref like 'RD-1428/2003#art82.2'")
-    return m.group(1)
+    return Ref.parse(ref).fragment
 
 
 def anchor(ref: str) -> str:
     """HTML id of a passage or unit: ``RD-1428/2003#art82.2`` → ``art82-2``."""
-    return fragment(ref).replace(".", "-")
+    fragment(ref)   # the Reglamento's refs only, as before
+    return Ref.parse(ref).anchor
 
 
 def page(unit_ref: str) -> str:
+    """The page of a unit: ``RD-1428/2003#art82`` → ``art82.html``."""
     return anchor(unit_ref) + ".html"
 
 

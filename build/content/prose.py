@@ -37,6 +37,7 @@ from citavial.build.patterns import (
     PROSE_REFERENCE,
     SEARCH_SIGN,
 )
+from citavial.build.refs import Ref
 from citavial.build.text import fold, stems
 
 # A lead-in is "shown" when LEAD_SHOWN of its first LEAD_WORDS content words (stems) are in the
@@ -186,7 +187,8 @@ def check_item(item: ProseItem, passages: Passages) -> list[BuildError]:
     """Every finding of the three rules for one item."""
     texts = {c.ref: passages.text(c.ref) for c in item.citations if not c.ref_error}
     where = f"{item.file}:{item.line}"
-    cited = ", ".join(sorted(r.split("#")[-1] for r in texts)) or "nothing"
+    cited = ", ".join(r.fragment for r in sorted(map(Ref.parse, texts), key=lambda r: r.sort_key)) \
+        or "nothing"
     return (_numbers(item, texts, where, cited) + _absolutes(item, texts, where, cited)
             + ([] if item.inherited else _lead_ins(item, passages, where)))
 
@@ -245,7 +247,7 @@ def _lead_ins(item: ProseItem, passages: Passages, where: str) -> list[BuildErro
         lead = passages.lead_in(ref)
         if lead is None or lead.ref is None:
             continue
-        if any(lead.ref == r or lead.ref.startswith(r + ".") for r in refs if r != ref):
+        if any(Ref.parse(r).contains(Ref.parse(lead.ref)) for r in refs if r != ref):
             continue
         words = list(dict.fromkeys(stems(DESIGNATED.sub("", lead.text))))[:LEAD_WORDS]
         if words and sum(w in prose for w in words) >= min(LEAD_SHOWN, len(words)):

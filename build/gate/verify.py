@@ -19,7 +19,7 @@ from citavial.build.gate.fragments.match import source_text
 from citavial.build.models import IN_FORCE, AllowlistEntry, Block, Citation, Regulation, Unit
 from citavial.build.normalize import normalize
 from citavial.build.patterns import LITERAL_WHITESPACE
-from citavial.build.refs import anchor, fragment, human_label
+from citavial.build.refs import Ref, RefError, anchor, fragment, human_label
 
 MIN_WORDS = 4
 MIN_CHARS = 20
@@ -89,15 +89,20 @@ class Pages:
 def unit_of(reg: Regulation, ref: str) -> Unit | None:
     """The unit (page) a ref belongs to: the unit whose ref equals it or is a dotted prefix."""
     best = None
+    try:
+        r = Ref.parse(ref)
+    except RefError:
+        return None   # not a ref: no unit is its dotted prefix
     for u in reg.units:
-        if (ref == u.ref or ref.startswith(u.ref + ".")) and (best is None or len(u.ref) > len(best.ref)):
+        if Ref.parse(u.ref).contains(r) and (best is None or len(u.ref) > len(best.ref)):
             best = u
     return best
 
 
 def subtree(unit: Unit, ref: str) -> list[Block]:
     """Blocks of ``unit`` that a citation of ``ref`` may quote: the ref and its descendants."""
-    return [b for b in unit.blocks if b.ref and (b.ref == ref or b.ref.startswith(ref + "."))]
+    r = Ref.parse(ref)
+    return [b for b in unit.blocks if b.ref and r.contains(Ref.parse(b.ref))]
 
 
 def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:

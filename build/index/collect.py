@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from citavial.build import patterns as P
 from citavial.build.models import Passage, Regulation
+from citavial.build.refs import Ref
 
 MAX_SUBHEADING = 200   # characters; longer numbered annex paragraphs are rules, not headings
 
@@ -21,9 +22,8 @@ def collect(reg: Regulation) -> tuple[Passage, ...]:
     out = []
     for unit in reg.units:
         for block in unit.passages:
-            fragment = block.ref.split("#", 1)[1]
             out.append(Passage(ref=block.ref, unit_ref=unit.ref, page=unit.page,
-                               anchor=fragment.replace(".", "-"), kind=block.kind,
+                               anchor=Ref.parse(block.ref).anchor, kind=block.kind,
                                text=block.text, label=unit.label, title=unit.title,
                                table=block.table))
     return tuple(out)
@@ -31,13 +31,11 @@ def collect(reg: Regulation) -> tuple[Passage, ...]:
 
 def parent_ref(ref: str, known: set[str]) -> str | None:
     """The nearest passage ``ref`` hangs from: art48.1.a.1o → art48.1.a; art36.3.p2 → art36.3."""
-    head, _, frag = ref.partition("#")
-    parts = frag.split(".")
-    while len(parts) > 1:
-        parts = parts[:-1]
-        candidate = f"{head}#{'.'.join(parts)}"
-        if candidate in known:
-            return candidate
+    up = Ref.parse(ref).parent
+    while up is not None:
+        if str(up) in known:
+            return str(up)
+        up = up.parent
     return None
 
 

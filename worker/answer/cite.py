@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from citavial.build.index.collect import parent_ref
 from citavial.build.models import AllowlistEntry
+from citavial.build.refs import Ref
 from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.answer.decide import UNSURE, Decision
 from citavial.worker.answer.options import Choice
@@ -66,7 +67,7 @@ class Reader:
         parent = parent_ref(ref, self.known)
         for j in range(i - 1, -1, -1):
             e = self.allowlist.get(self.order[j])
-            if e is None or (parent and not e.ref.startswith(parent)):
+            if e is None or (parent and not Ref.parse(parent).contains(Ref.parse(e.ref))):
                 return None
             if e.text.rstrip().endswith(":"):
                 return e

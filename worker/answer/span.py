@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from citavial.build.models import AllowlistEntry
+from citavial.build.refs import Ref
 from citavial.build.text import fold, numbers, stems
 from citavial.worker import patterns as P
 from citavial.worker.answer.options import option_score
@@ -265,10 +266,9 @@ def _exception(q: Question, entries: Sequence[AllowlistEntry], entry: AllowlistE
     if q.kind not in (EXCEPTION, YESNO) or P.EXCEPTION_WORDS.search(fold(piece.text)) \
             or (lead is not None and P.EXCEPTION_WORDS.search(fold(lead.text))):
         return None   # the answer is itself an exception, or an item of a list of them
-    later = [x for x in entries if x.ref.startswith(entry.ref + ".")
-             or (x.ref > entry.ref and x.ref.rsplit(".", 1)[-1].startswith("p")
-                 and x.ref.rsplit(".", 1)[0] == entry.ref.rsplit(".", 1)[0])]
-    for e in [entry] + sorted(later, key=lambda x: x.ref):
+    here = Ref.parse(entry.ref)
+    later = [x for x in entries if _follows(here, Ref.parse(x.ref))]
+    for e in [entry] + sorted(later, key=lambda x: Ref.parse(x.ref).sort_key):
         for a, b in clauses(e.text):
             text = e.text[a:b]
             if (e.ref, a, b) != (piece.ref, piece.start, piece.end) \
@@ -277,6 +277,14 @@ def _exception(q: Question, entries: Sequence[AllowlistEntry], entry: AllowlistE
                     return _best_item(q, entries, e, lead_in, idf) or Piece(e.ref, text, a, b)
                 return Piece(e.ref, text, a, b)
     return None
+
+
+def _follows(here: Ref, other: Ref) -> bool:
+    """``other`` is below ``here`` or a later paragraph beside it (``…p10`` after ``…p9``: in
+    document order, not string order)."""
+    return (other != here and here.contains(other)) or (
+        other.parent == here.parent and other.parts[-1].startswith("p")
+        and other.sort_key > here.sort_key)
 
 
 def _best_item(q: Question, entries: Sequence[AllowlistEntry], head: AllowlistEntry,

@@ -17,6 +17,7 @@ import numpy as np
 
 from citavial.build.golden import Question
 from citavial.build.index.eval.metrics import apartado_key
+from citavial.build.refs import Ref
 from citavial.build.text import stems
 from citavial.worker.answer.allowlist import Allowlist
 
@@ -25,11 +26,7 @@ BOOTSTRAP, SEED = 1000, 20261201
 
 
 def _unit(ref: str) -> str:
-    head, _, frag = ref.partition("#")
-    parts = frag.split(".")
-    keep = 2 if parts[0] in ("rd",) or (parts[0].startswith("anexo") and len(parts) > 1
-                                          and not parts[1].startswith("p")) else 1
-    return head + "#" + ".".join(parts[:keep])
+    return str(Ref.parse(ref).unit)
 
 
 def covers(reference: str, shown: str) -> bool | None:

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from citavial.build.refs import Ref
+
 SEED = 20261129      # bootstrap resampling seed: the report is reproducible
 BOOTSTRAP = 1000
 
@@ -14,12 +16,10 @@ BOOTSTRAP = 1000
 def apartado_key(ref: str, unit_ref: str) -> str:
     """The apartado a ref belongs to: art48.1.a.1o → art48.1; anexoI.5.p37 → itself (annex
     sections are numbered by paragraph); art48 (a lead paragraph) → art48."""
-    head, _, frag = ref.partition("#")
-    unit_frag = unit_ref.partition("#")[2]
-    if not frag.startswith(unit_frag + "."):
+    r, unit = Ref.parse(ref), Ref.parse(unit_ref)
+    if r == unit or not unit.contains(r):
         return ref
-    rest = frag[len(unit_frag) + 1:].split(".")
-    return f"{head}#{unit_frag}.{rest[0]}"
+    return str(Ref(r.norm, r.parts[:len(unit.parts) + 1]))
 
 
 def first_hit(ranked_keys: Sequence[str], relevant: set[str]) -> int:

@@ -24,6 +24,7 @@ from citavial.build.index.analyze import fold
 from citavial.build.index.eval import metrics as M
 from citavial.build.index.query.evidence import FEATURES
 from citavial.build.index.query.search import CHANNELS, Searcher, Settings
+from citavial.build.refs import Ref
 
 KS = (1, 5, 10, 30)
 DEPTH = 30
@@ -49,7 +50,8 @@ def _unit_of(searcher: Searcher, ref: str) -> str:
     if i is not None:
         return searcher.units[searcher.unit_of[i]]
     # A ref not citable in this index: its unit is the longest unit ref that prefixes it.
-    cands = [u for u in searcher.units if ref == u or ref.startswith(u + ".")]
+    r = Ref.parse(ref)
+    cands = [u for u in searcher.units if Ref.parse(u).contains(r)]
     return max(cands, key=len) if cands else ref
 
 

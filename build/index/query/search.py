@@ -24,6 +24,7 @@ from citavial.build.index.hooks import best_per_passage
 from citavial.build.index.query import fuse, lexical
 from citavial.build.index.query.evidence import features
 from citavial.build.models import SearchHit, SearchResult, SignHit
+from citavial.build.refs import Ref
 
 CHANNELS = ("bm25", "vector", "hooks")
 REF_SCORE = 1.0   # above any RRF score: a question that is a reference gets that reference first
@@ -93,7 +94,7 @@ class Searcher:
         self.settings = Settings.from_json(manifest["settings"])
         self.refs, self.urls = p["refs"], p["urls"]
         self.ref_row = {r: i for i, r in enumerate(self.refs)}
-        self.fragments = [r.split("#", 1)[1] for r in self.refs]
+        self.fragments = [Ref.parse(r).fragment for r in self.refs]
         self.labels, self.texts = p["labels"], p["texts"]
         self.tables: dict[str, list] = p.get("tables", {})
         self.units: list[str] = p["units"]
@@ -173,8 +174,9 @@ class Searcher:
             ref = parse_ref(question.strip().rstrip("?.").lstrip("¿"))
         except RefError:
             return np.zeros(0, dtype=np.int64)
-        return np.array([i for i, r in enumerate(self.refs)
-                         if r == ref or r.startswith(ref + ".")], dtype=np.int64)
+        named = Ref.parse(ref)
+        return np.array([i for i, r in enumerate(self.refs) if named.contains(Ref.parse(r))],
+                        dtype=np.int64)
 
     def rankings(self, scores: dict[str, Any], depth: int) -> dict[str, np.ndarray]:
         tb = self.tiebreak
