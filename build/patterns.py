@@ -144,7 +144,7 @@ TEXT_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 TEXT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
 
 # An annex paragraph that heads what follows: "4.2\u2003Semáforos circulares para vehículos.",
-# "1.1 Señales con el brazo y otras:", "Grupo 1. Normas y condiciones…" (short; see collect.py).
+# "1.1 Señales con el brazo y otras:", "Grupo 1. Normas y condiciones…" (short; see index/collect.py).
 # Annex I separates a heading's number with an em space; anexo III's "1. " rules use a plain one.
 ANNEX_SUBHEADING = re.compile(r"^(?:\d+\.\d+(?:\.\d+)*\.?\s|\d+\.\u2003|Grupo\s+\d+\.\s)\s*\S")
 # A paragraph that opens with its own designator ("a) ", "1. ", "2.º ", "– "), i.e. not a

@@ -1,5 +1,5 @@
 """A question asking for a figure reads the tables ranked below the first k passages (worker/
-answer.py, TABLE_DEPTH), on the real built site: the ranking sees a table as a bag of cells and
+answer/ask.py, TABLE_DEPTH), on the real built site: the ranking sees a table as a bag of cells and
 places it below passages that merely share the question's words."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Three forms are recognised (README "Checking your own notes"):
     «exact words» <!-- cita: art48.1.a -->              existing prose; the comment is invisible
 
 Each quote is judged by ``citavial.build.gate.verify.check_quote`` on the regulation pages rendered by
-``citavial.build.render.pages`` (cached by corpus hash, see check_cache.py) — the very gate the build
+``citavial.build.render.pages`` (cached by corpus hash, see check/cache.py) — the very gate the build
 runs on our own guides. Citations inside code blocks and code spans are examples, not claims,
 and are skipped. A citation of a renamed ref (corpus/refs-renamed.json) fails with
 ``ref-renamed``, naming the new ref; its quote is judged under the new ref, and ``--fix-links``

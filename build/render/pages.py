@@ -119,7 +119,7 @@ def render(reg: Regulation, site_src: Path, out_dir: Path,
     history section's "qué cambió" links (the diffs themselves live on cambios.html so a
     unit page holds each wording's words once, as the gate requires). ``base_url`` (absolute,
     ending in /) adds canonical and OpenGraph URLs; "" keeps every URL relative. ``images``:
-    {BOE image URL: path in the site} of the images fetched into corpus/images (images.py)."""
+    {BOE image URL: path in the site} of the images fetched into corpus/images (corpus/images.py)."""
     env = environment(site_src)
     common = dict(_common(reg, nav, base_url, images), change_links=change_links or {})
     start = [{"href": h, "title": t, "text": x} for h, t, x in START_HERE]
