@@ -10,7 +10,6 @@ from citavial.build.text import fold
 from citavial.worker import patterns as P
 from citavial.worker.answer import decide as D
 from citavial.worker.answer.abstain import GateModel
-from citavial.worker.answer.options import choose
 from citavial.worker.answer.question import (
     EXCEPTION,
     NUMBER,
@@ -274,24 +273,7 @@ def test_emphasis_marks_numbers_and_rule_words():
 
 # --- options ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("question,evidence,letter", [
-    ("¿Qué indica el brazo en vertical?\na) Que reduzcan la velocidad.\nb) Que se detengan "
-     "todos.\nc) Que giren a la derecha.",
-     "Brazo levantado verticalmente: obliga a detenerse a todos los usuarios.", "b"),
-    ("Un turismo en autopista no debe superar...\na) 100 km/h\nb) 120 km/h\nc) 130 km/h",
-     "Autopista y autovía: 120 km/h para turismos.", "b"),
-    ("¿Qué color tiene?\na) Rojo.\nb) Verde.\nc) Azul.", "Nada que ver con colores.", None),
-    # one word of four is too little support to name an option, whatever the margin
-    ("¿Qué hace?\na) Frena despacio junto al arcén.\nb) Sigue.\nc) Para.",
-     "Se detendrá en el arcén.", None),
-], ids=["words", "numbers", "cannot-decide", "too-little-support"])
-def test_choose_option(question, evidence, letter):
-    choice = choose(read_question(question), evidence)
-    assert choice is not None and choice.letter == letter
-
-
-def test_no_options_no_choice():
-    assert choose(read_question("¿Puedo aparcar aquí?"), "texto") is None
+# The option judge (worker/judge.py) is tested in tests/test_judge.py.
 
 
 # --- outcomes -----------------------------------------------------------------------------------

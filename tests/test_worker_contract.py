@@ -38,8 +38,12 @@ SCENARIOS = {
     "answer-extractive": ("answer-completion.md", None, 1.0,
                           "¿Se puede conducir con auriculares?", False),
     "answer-options": ("answer-completion.md", None, 1.0,
-                       "¿Qué está prohibido?\na) Conducir con auriculares conectados a un "
-                       "reproductor.\nb) Conducir con gafas.\nc) Escuchar la radio.", False),
+                       "¿Qué está prohibido?\na) Auriculares o instrumentos similares "
+                       "conectados a aparatos.\nb) Conducir con gafas.\nc) Escuchar la radio.", False),
+    "answer-options-undecided": ("answer-completion.md", None, 1.0,
+                                 "¿Qué está prohibido?\na) Conducir con auriculares conectados "
+                                 "a un reproductor.\nb) Conducir con gafas.\nc) Escuchar la "
+                                 "radio.", False),
     "answer-table": ("answer-completion.md", None, 1.0,
                      "¿Velocidad máxima de un turismo en autopista?", False),
     "lead-with-retraction": ("answer-chat.md", [

@@ -152,11 +152,21 @@ def test_guard_cut_is_reported_in_done(allow):
     assert "más" not in "".join(d.get("text", "") for n, d in events if n == "token")
 
 
-def test_pasted_options_get_the_option_the_passage_supports(allow):
+def test_pasted_options_get_the_option_the_passage_states(allow):
+    q = ("¿Qué está prohibido al conducir?\na) Llevar gafas de sol.\n"
+         "b) Cualquier tipo de casco de audio.\nc) Escuchar la radio del coche.")
+    ans = dict(answer(q, deps_for(allow, [], lead=False)))["answer"]
+    assert ans["kind"] == "option" and ans["option"]["letter"] == "b"
+    assert ans["option"]["basis"] == "stated"
+    assert ans["option"]["words"] == "cualquier tipo de casco de audio"
+
+
+def test_pasted_options_the_passage_does_not_state_are_not_named(allow):
     q = ("¿Qué está prohibido al conducir?\na) Llevar auriculares conectados a un reproductor.\n"
          "b) Llevar gafas de sol.\nc) Escuchar la radio del coche.")
     ans = dict(answer(q, deps_for(allow, [], lead=False)))["answer"]
-    assert ans["kind"] == "option" and ans["option"]["letter"] == "a"
+    assert ans["kind"] == "option" and ans["option"]["letter"] is None
+    assert ans["option"]["reason"] == "none_stated" and ans["text"]
 
 
 # --- the property: whatever the model writes, only allowlisted links/refs/quotes get out ---

@@ -32,7 +32,7 @@ from citavial.worker.answer.cite import (
     source,
 )
 from citavial.worker.answer.decide import ANSWER, UNSURE, Decision, decide
-from citavial.worker.answer.options import Choice, choose
+from citavial.worker.answer.judge import Evidence, Verdict, judge
 from citavial.worker.answer.question import NUMBER, Question, read_question
 from citavial.worker.answer.span import Span, select
 from citavial.worker.lead.generate import Lead, lead
@@ -76,7 +76,7 @@ class Reading:
     entries: tuple[AllowlistEntry, ...]
     span: Span | None
     decision: Decision
-    choice: Choice | None = None
+    choice: Verdict | None = None
     extra: dict = field(default_factory=dict)
 
 
@@ -101,7 +101,7 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
                       None if span is None else span.score, cal.gate, cal.thresholds)
     choice = None
     if decision.outcome == ANSWER and span is not None and q.options:
-        choice = choose(q, _evidence(span))
+        choice = _judge(q, span, entries)
     return Reading(q, result, entries, span, decision, choice, {"retrieved": len(retrieved)})
 
 
@@ -119,16 +119,15 @@ def _deeper_tables(ranked: Sequence[SearchHit], deps: Deps, reader: Reader,
     return candidates + [e for e, _ in extra], priors + [w for _, w in extra]
 
 
-def _evidence(span: Span) -> str:
-    """The words an option is read against: the answer's own (its cells, for a table), its
-    lead-in and its exception — not the whole passage, whose other figures would blur it."""
-    parts = [span.lead_in.text if span.lead_in else ""]
-    if span.cells:
-        parts += [f"{c.row} {c.column} {c.value} {c.unit}" for c in span.cells]
-    else:
-        parts.append(span.main.text)
-    parts.append(span.exception.text if span.exception else "")
-    return " ".join(p for p in parts if p)
+def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry]) -> Verdict:
+    """The pasted option the cited words state (worker/judge.py): they are read in the
+    answer's passage, its lead-in and its exception; no other option may stand in those or in
+    the passages shown beside them."""
+    main = entries[span.rank]
+    cited = [Evidence(main.ref, main.text)]
+    cited += [Evidence(p.ref, p.text) for p in (span.lead_in, span.exception) if p is not None]
+    shown = [Evidence(e.ref, e.text) for e in entries[:SOURCES]]
+    return judge(q.options, cited, cited + shown)
 
 
 def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: False,

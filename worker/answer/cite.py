@@ -16,14 +16,13 @@ from citavial.build.models import AllowlistEntry
 from citavial.build.refs import Ref
 from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.answer.decide import UNSURE, Decision
-from citavial.worker.answer.options import Choice
+from citavial.worker.answer.judge import Verdict
 from citavial.worker.answer.question import Question
 from citavial.worker.answer.span import Span, idf_table
 from citavial.worker.answer.spanlink import SpanLinker
 
 EXTRACTIVE_LABEL = "Respuesta extractiva: las palabras del Reglamento que responden."
-UNDECIDED = ("Con el pasaje citado no puedo decidir entre las opciones; estas son las palabras "
-             "del Reglamento que deciden:")
+UNDECIDED = "No puedo elegir entre las opciones; estas son las palabras que lo deciden:"
 MAX_CITATIONS = 3
 NEIGHBOUR = 0.8   # a neighbouring passage's retrieval weight, relative to its retrieved one
 
@@ -149,7 +148,7 @@ def _row_text(span: Span) -> str:
     return span.main.text[start:start + len(row)] if start >= 0 else span.main.text
 
 
-def answer_event(q: Question, span: Span, choice: Choice | None,
+def answer_event(q: Question, span: Span, choice: Verdict | None,
                  entries: Sequence[AllowlistEntry], reader: Reader) -> dict:
     cited = cited_entries(span, entries, reader)
     number = {e.ref: n for n, e in enumerate(cited, 1)}
@@ -168,9 +167,22 @@ def answer_event(q: Question, span: Span, choice: Choice | None,
         out["table"] = {"cells": [{"row": c.row, "column": c.column, "value": c.value,
                                    "unit": c.unit} for c in span.cells]}
     if choice is not None:
-        out["option"] = ({"letter": choice.letter, "text": choice.text} if choice.letter
-                         else {"letter": None, "text": UNDECIDED})
+        out["option"] = option_payload(choice, reader)
     return out
+
+
+def option_payload(choice: Verdict, reader: Reader) -> dict:
+    """The named option with the passage's words that state it and their proven link, or
+    "cannot decide" with the reason (the answer's words are shown either way)."""
+    if choice.letter is None:
+        return {"letter": None, "text": UNDECIDED, "basis": None,
+                "reason": choice.reason.value if choice.reason else None,
+                "words": None, "ref": None, "url": None}
+    entry = reader.allowlist.get(choice.ref)
+    return {"letter": choice.letter, "text": choice.text,
+            "basis": choice.basis.value if choice.basis else None, "reason": None,
+            "words": choice.words, "ref": choice.ref,
+            "url": reader.span_url(entry, choice.words) if entry is not None else None}
 
 
 def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reader) -> dict:

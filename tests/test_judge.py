@@ -1,0 +1,82 @@
+"""The option judge: an option is named only when the cited words state it and no other's.
+
+Every question here is written by us for the test (real exam questions never enter the repo).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from citavial.worker.answer.judge import Basis, Evidence, Undecided, find_stated, judge
+
+RULE = Evidence("RD-1428/2003#art80.2", "2. La marcha hacia atrás deberá efectuarse lentamente, "
+                "y en ningún caso será superior a 15 metros ni invadirá un cruce de vías.")
+NEAR = Evidence("RD-1428/2003#art80.1", "1. Se prohíbe circular hacia atrás, salvo en los "
+                "casos en que no sea posible marchar hacia delante.")
+TABLE = Evidence("RD-1428/2003#art20.1", "1. No podrán circular los conductores con una tasa "
+                 "de alcohol en aire espirado superior a 0,25 miligramos por litro.")
+
+OPTIONS = (("a", "Lentamente y sin superar 15 metros."),
+           ("b", "Lentamente, y en ningún caso será superior a 15 metros."),
+           ("c", "Lo más rápido posible para no entorpecer."))
+
+
+@pytest.mark.parametrize("options,cited,read,letter,why", [
+    pytest.param(OPTIONS, [RULE], [RULE, NEAR], "b", Basis.STATED, id="stated-in-passage"),
+    pytest.param((("a", "Superior a 0,15 miligramos por litro."),
+                  ("b", "Superior a 0,25 miligramos por litro."),
+                  ("c", "Superior a 0,50 miligramos por litro.")),
+                 [TABLE], [TABLE], "b", Basis.STATED, id="figure-with-its-unit"),
+    pytest.param((("a", "Sí, siempre."), ("b", "No."), ("c", "Solo de día.")),
+                 [RULE], [RULE], None, Undecided.NONE_STATED, id="yes-no-not-stated"),
+    pytest.param((("a", "en ningún caso será superior a 15 metros"),
+                  ("b", "no invadirá un cruce de vías nunca"),
+                  ("c", "La marcha hacia atrás deberá efectuarse lentamente")),
+                 [RULE], [RULE], None, Undecided.SEVERAL_STATED, id="two-stated"),
+    pytest.param((("a", "en ningún caso será superior a 15 metros"),
+                  ("b", "salvo en los casos en que no sea posible"), ("c", "Nunca.")),
+                 [RULE], [RULE, NEAR], None, Undecided.OTHER_STATED, id="other-stated-nearby"),
+    pytest.param((("a", "marcha hacia atrás"), ("b", "Hacia delante."), ("c", "Nunca.")),
+                 [RULE], [RULE], None, Undecided.NONE_STATED, id="too-few-words"),
+])
+def test_judge(options, cited, read, letter, why):
+    verdict = judge(options, cited, read)
+    assert verdict.letter == letter
+    assert (verdict.basis if letter else verdict.reason) == why
+    if letter:
+        assert verdict.words and verdict.words in verdict_text(cited, verdict.ref)
+
+
+def verdict_text(cited, ref):
+    return next(e.text for e in cited if e.ref == ref)
+
+
+def test_the_deciding_words_are_the_passages_own():
+    words = find_stated("LENTAMENTE, y en ningun caso sera superior a 15 metros", RULE.text)
+    assert words == "lentamente, y en ningún caso será superior a 15 metros"
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(range(3))),
+                         ids=lambda o: "".join(map(str, o)))
+def test_shuffling_the_options_keeps_the_grounded_choice(order):
+    texts = [OPTIONS[i][1] for i in order]
+    shuffled = tuple(zip("abc", texts))
+    verdict = judge(shuffled, [RULE], [RULE, NEAR])
+    assert verdict.text == OPTIONS[1][1] and verdict.letter == "abc"[order.index(1)]
+
+
+@pytest.mark.parametrize("a,c", [
+    ("Despacio y recorriendo como mucho quince metros.", "Tan rápido como se pueda."),
+    ("Sin límite de distancia.", "A la velocidad del tráfico."),
+], ids=["reworded-distractors-1", "reworded-distractors-2"])
+def test_rewording_the_other_options_keeps_the_grounded_choice(a, c):
+    options = (("a", a), ("b", OPTIONS[1][1]), ("c", c))
+    assert judge(options, [RULE], [RULE, NEAR]).letter == "b"
+
+
+def test_rewording_the_stated_option_can_only_make_it_undecided():
+    options = (("a", OPTIONS[0][1]), ("b", "Despacio y nunca más de quince metros."),
+               ("c", OPTIONS[2][1]))
+    assert judge(options, [RULE], [RULE, NEAR]).letter is None
