@@ -1,0 +1,82 @@
+"""Derive agreed.jsonl from the two blind labellers' files of each chunk (see README.md).
+
+    .venv/bin/python golden/dgt-labels/agree.py [--check]
+
+Mechanical: two labels agree when both name a Reglamento passage and share an article, or both
+say no Reglamento passage decides the question. ``--check`` exits 1 if agreed.jsonl differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CHUNKS = {"devA": "dev", "devB": "dev", "test": "test"}
+
+
+def unit(ref: str) -> str:
+    """The unit a passage ref belongs to: ``…#art82.2.b`` → ``…#art82``; annex sections and the
+    Real Decreto's own preceptos keep their second part (``…#anexoI.5``, ``…#rd.df1``)."""
+    head, _, frag = ref.partition("#")
+    parts = frag.split(".")
+    keep = 1
+    if parts[0] == "rd" or (parts[0].startswith("anexo") and len(parts) > 1
+                            and not parts[1].startswith("p")):
+        keep = 2
+    return head + "#" + ".".join(parts[:keep])
+
+
+def _load(path: Path) -> dict[str, dict]:
+    return {row["id"]: row for row in map(json.loads, path.read_text("utf-8").splitlines())}
+
+
+def _names_passage(label: dict) -> bool:
+    return label["decides"] != "no" and bool(label["refs"])
+
+
+def agree(a: dict, b: dict) -> dict | None:
+    if not _names_passage(a) and not _names_passage(b):
+        return {"agree": "no-rgc", "refs": [], "articles": []}
+    if not _names_passage(a) or not _names_passage(b):
+        return None
+    units_b = {unit(r) for r in b["refs"]}
+    common = [u for u in dict.fromkeys(unit(r) for r in a["refs"]) if u in units_b]
+    if not common:
+        return None
+    return {"agree": "article", "refs": [r for r in a["refs"] if r in b["refs"]],
+            "articles": common}
+
+
+def derive() -> str:
+    rows = []
+    for chunk, split in CHUNKS.items():
+        a = _load(HERE / "writers" / f"{chunk}-1.jsonl")
+        b = _load(HERE / "writers" / f"{chunk}-2.jsonl")
+        for qid in a:
+            if qid in b and (found := agree(a[qid], b[qid])) is not None:
+                rows.append({"id": qid, "split": split, **found})
+    rows.sort(key=lambda r: (r["split"], r["id"]))
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="compare, do not write")
+    args = ap.parse_args(argv)
+    text, target = derive(), HERE / "agreed.jsonl"
+    if args.check:
+        same = target.is_file() and target.read_text("utf-8") == text
+        print("agreed.jsonl is up to date" if same else "agreed.jsonl differs: re-run agree.py")
+        return 0 if same else 1
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text(text, "utf-8")
+    tmp.replace(target)
+    print(f"{text.count(chr(10))} agreed labels → {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
