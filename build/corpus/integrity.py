@@ -295,5 +295,10 @@ def verify_corpus(corpus_dir: Path, boe_id: str = MAIN_NORM) -> CorpusInfo:
         infos[norm_id] = CorpusInfo(boe_id=norm_id, texto_path=texto, metadatos_path=metadatos,
                                     consolidated=meta.consolidated, eli=meta.eli, html_url=meta.html_url,
                                     sha256=entry["files"]["texto"]["sha256"], title=meta.title)
+    if (corpus_dir / "norms").exists():
+        # Imported here: norms_corpus reuses this module's helpers. A corpus without norms/ (one
+        # written by `citavial fetch` alone) holds the Reglamento only.
+        from citavial.build.norms_corpus import verify_norms
+        verify_norms(corpus_dir)
     return infos[boe_id]
 
