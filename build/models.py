@@ -191,6 +191,9 @@ class Regulation:
     preamble: tuple[str, ...] = field(default=())
     inactive: tuple[Unit, ...] = field(default=())  # expired or not yet in force on as_of
     renames: Renames = field(default=Renames())     # old refs of passages (corpus/refs-renamed.json)
+    # False when the source keeps only the last wording of each block (the Markdown copies of
+    # corpus/norms/): units then have no versions, and pages must say there is no history.
+    per_date_history: bool = True
 
     def unit(self, ref: str) -> Unit:
         for u in self.units:

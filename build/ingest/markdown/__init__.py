@@ -1,0 +1,72 @@
+"""Ingest of the norms held as Markdown copies (corpus/norms/): the Ley sobre Tráfico (RDL 6/2015),
+the Reglamento General de Vehículos (RD 2822/1998), the Reglamento General de Conductores (RD
+818/2009) → the same typed Regulation as the XML ingest.
+
+API for the next stages::
+
+    copies = verify_norms(corpus_dir)                    # build/norms_corpus.py
+    reg = ingest_norm(copies["RDL-6/2015"], as_of)       # one Regulation
+    regs = load_norms(corpus_dir, as_of)                 # {norm: Regulation}, all three
+
+Each unit's refs come from ``NORMS[norm].ref`` (build/ingest/markdown/norms.py). The copies keep
+only the last wording of each block: units carry no versions and ``Regulation.per_date_history``
+is False (pages must say so). Expired wording is in ``Unit.notes`` (kind "previous"), never in
+blocks; what was skipped is reported by :func:`ingest_report`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from citavial.build.ingest import LICENSE
+from citavial.build.ingest.markdown.lines import Item, scan
+from citavial.build.ingest.markdown.missing import add_missing_tables
+from citavial.build.ingest.markdown.norms import NORMS, spec
+from citavial.build.ingest.markdown.units import Walk
+from citavial.build.models import Regulation, Source
+from citavial.build.norms_corpus import NormCopy, verify_norms
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What the ingest of one copy set aside (for tests and the fidelity report)."""
+
+    norm: str
+    expired: tuple[Item, ...]   # previous wordings skipped, with every line they span
+
+    def __repr__(self) -> str:
+        return f"IngestReport({self.norm}, {len(self.expired)} expired blocks)"
+
+
+def source_of(copy: NormCopy) -> Source:
+    return Source(norm_id=copy.boe_id, title=copy.title, consolidated=copy.consolidated,
+                  eli=copy.eli, html_url=copy.html_url,
+                  api_url=f"https://www.boe.es/datosabiertos/api/legislacion-consolidada/id/{copy.boe_id}",
+                  license=LICENSE)
+
+
+def ingest_report(copy: NormCopy, as_of: date) -> tuple[Regulation, IngestReport]:
+    """The Regulation of one verified copy, and what its ingest skipped."""
+    norm_spec = spec(copy.norm)
+    text = copy.markdown.read_text(encoding="utf-8")
+    walk = Walk(spec=norm_spec)
+    walk.run(scan(text, str(copy.markdown)))
+    units = add_missing_tables(norm_spec.norm, tuple(walk.units))
+    # ``as_of`` is recorded, not applied: the copy has one wording per block and no dates.
+    reg = Regulation(as_of=as_of, source=source_of(copy), units=units, toc=walk.frozen_toc(),
+                     initial_notes=tuple(walk.initial), preamble=tuple(walk.preamble),
+                     per_date_history=False)
+    return reg, IngestReport(norm=copy.norm, expired=tuple(walk.expired))
+
+
+def ingest_norm(copy: NormCopy, as_of: date) -> Regulation:
+    """One norm's Regulation as the copy has it (see :func:`ingest_report`)."""
+    return ingest_report(copy, as_of)[0]
+
+
+def load_norms(corpus_dir: Path, as_of: date) -> dict[str, Regulation]:
+    """Verify corpus/norms/ and ingest every Markdown norm, keyed by ref prefix."""
+    copies = verify_norms(corpus_dir)
+    return {norm: ingest_norm(copies[norm], as_of) for norm in NORMS if norm in copies}
