@@ -98,7 +98,8 @@ class Walk:
             self.table(item)
         else:
             text = inline.plain(item.text)
-            if not (item.kind == "heading" and item.level == 1) and text:
+            if not (item.kind == "heading" and item.level == 1) and \
+                    (text or inline.images(item.text)):
                 self.text(item, text)
 
     # --- structure ------------------------------------------------------------------------
