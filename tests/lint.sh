@@ -21,6 +21,7 @@ ln -s "$PWD/worker" "$tree/citavial/worker"
     --cache-dir "$tree/.mypy_cache" \
     -p citavial.build.models -p citavial.build.renames -p citavial.build.text -p citavial.build.gate.verify \
     -p citavial.build.gate.fragments -p citavial.build.paths -p citavial.build.web -p citavial.build.headers \
+    -p citavial.build.ingest.markdown -p citavial.build.corpus.norms \
     -p citavial.worker.http.static -p citavial.worker.answer.ask -p citavial.worker.answer.span \
     -p citavial.worker.answer.question -p citavial.worker.answer.decide -p citavial.worker.answer.options \
     -p citavial.worker.answer.cite -p citavial.worker.answer.spanlink -p citavial.worker.lead.generate \

@@ -15,6 +15,7 @@ python3 -m uv sync --locked --python python3.11
 missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$missing nginx"
+command -v pdftotext >/dev/null 2>&1 || missing="$missing poppler-utils"  # RD 818/2009 fidelity tests
 if [ -n "$missing" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
