@@ -20,8 +20,10 @@ APARTADO_WORD = re.compile(
 WORD_NUMBERS = {"Uno": 1, "Dos": 2, "Tres": 3, "Cuatro": 4, "Cinco": 5, "Seis": 6, "Siete": 7,
                 "Ocho": 8, "Nueve": 9, "Diez": 10}
 
-# "a) Para automóviles:" opens letter a; "ñ)" exists in long enumerations.
-LETRA = re.compile(r"^([a-zñ])\)(?=\s|$)\s*")
+# "a) Para automóviles:" opens letter a; "ñ)" exists in long enumerations. The Ley sobre Tráfico
+# (art. 76–77) also numbers "z1)" … "z3)" and inserts "b) bis." / "b) ter.": group 2 takes the
+# suffix, so those open letters "z1" and "bbis" (the Reglamento's XML has neither form).
+LETRA = re.compile(r"^([a-zñ]\d?)\)(?:\s+(bis|ter|quater)\.)?(?=\s|$)\s*")
 
 # "1.º En autopistas…" / "2.ª Cuando…" open an ordinal paragraph.
 ORDINAL = re.compile(r"^(\d{1,2})\.([ºª])(?=\s|$)\s*")

@@ -38,12 +38,20 @@ def test_apartado_word(text, expected):
     pytest.param("ñ) Otros", "ñ", id="enye"),
     pytest.param("a)", "a", id="label-only"),
     pytest.param("ab) no", None, id="two-letters"),
+    pytest.param("z1) Incumplir", "z1", id="letter-digit"),
+    pytest.param("b) bis. El impago", "b", id="bis-letter"),
     pytest.param("A) Mayúscula", None, id="upper"),
     pytest.param("art. 5", None, id="prose"),
 ])
 def test_letra(text, expected):
     m = P.LETRA.match(text)
     assert (m.group(1) if m else None) == expected
+
+
+def test_letra_suffix():
+    m = P.LETRA.match("b) bis. El impago de peaje")
+    assert m is not None and (m.group(1), m.group(2), "b) bis. El impago de peaje"[m.end():]) == \
+        ("b", "bis", "El impago de peaje")
 
 
 @pytest.mark.parametrize("text, expected", [

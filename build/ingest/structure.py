@@ -66,7 +66,7 @@ class _Path:
                 self.apartado = str(WORD_NUMBERS.get(m.group(1), m.group(1)))
                 self.letra = self.ordinal = None
             elif level == "letra":
-                self.letra, self.ordinal = m.group(1), None
+                self.letra, self.ordinal = m.group(1) + (m.group(2) or ""), None
             else:
                 self.ordinal = m.group(1) + ("o" if m.group(2) == "º" else "a")
             return text[m.end():]
