@@ -109,3 +109,25 @@ def test_points_rows_agree_with_the_boe_pdf() -> None:
     # The PDF lays the points out as one column after "Puntos": the same numbers, in order.
     points = " ".join(r[-1].text for b in rows for r in b.table.rows if r[-1].text)
     assert f"Puntos {points}" in pdf
+
+
+CLASSES = ["AM", "A1", "A2", "A", "B", "B + E", "C1", "C1 + E", "C", "C + E", "D1", "D1 + E", "D",
+           "D + E"]
+AGES = ["15", "16", "18", "20", "18", "18", "18", "18", "21", "21", "21", "21", "24", "24"]
+
+
+def test_recovered_table_cells_are_in_the_pdf_text() -> None:
+    """RD 818/2009 art. 4.2 (classes and ages), read from the PDF's ruled grid: every cell's
+    text occurs in the PDF's running text (pdftotext), and the classes and ages are the BOE's."""
+    copy = verify_norms(CORPUS)["RD-818/2009"]
+    assert copy.pdf is not None
+    reg = ingest_norm(copy, date(2026, 12, 1))
+    pdf = pdf_text(copy.pdf)
+    table = next(b.table for b in reg.unit("RD-818/2009#art4").passages if b.table is not None)
+    cells = [c.text for row in table.rows for c in row if c.text]
+    absent = [c[:50] for c in cells if _norm(c) not in pdf]
+    print(f"\nRD 818/2009 art. 4.2 from the PDF: {len(table.rows)} rows, {len(cells)} non-empty "
+          f"cells, {len(cells) - len(absent)} verbatim in the PDF text")
+    assert absent == []
+    assert [r[0].text for r in table.rows[1:]] == CLASSES
+    assert [r[2].text for r in table.rows[1:]] == AGES

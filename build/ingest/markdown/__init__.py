@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from citavial.build.errors import BuildError
 from citavial.build.ingest import LICENSE
 from citavial.build.ingest.markdown.lines import Item, scan
 from citavial.build.ingest.markdown.missing import add_missing_tables
 from citavial.build.ingest.markdown.norms import NORMS, spec
+from citavial.build.ingest.markdown.pdftables import TABLES, recover
 from citavial.build.ingest.markdown.units import Walk
 from citavial.build.models import Regulation, Source
 from citavial.build.norms_corpus import NormCopy, verify_norms
@@ -52,6 +54,12 @@ def ingest_report(copy: NormCopy, as_of: date) -> tuple[Regulation, IngestReport
     norm_spec = spec(copy.norm)
     text = copy.markdown.read_text(encoding="utf-8")
     walk = Walk(spec=norm_spec)
+    for table_spec in TABLES.get(copy.norm, ()):
+        if copy.pdf is None:
+            raise BuildError(str(copy.markdown), f"{copy.norm} needs its PDF for {table_spec}",
+                             "list the PDF in corpus/norms/MANIFEST.json")
+        walk.recovered.setdefault(table_spec.unit, []).append(
+            (table_spec.after, recover(table_spec, copy.pdf)))
     walk.run(scan(text, str(copy.markdown)))
     units = add_missing_tables(norm_spec.norm, tuple(walk.units))
     # ``as_of`` is recorded, not applied: the copy has one wording per block and no dates.

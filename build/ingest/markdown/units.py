@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from citavial.build.errors import BuildError
 from citavial.build.ingest.markdown import inline
 from citavial.build.ingest.markdown.lines import Item
 from citavial.build.ingest.markdown.norms import (
@@ -40,6 +41,7 @@ from citavial.build.models import (
     Block,
     Heading,
     Note,
+    Table,
     TocEntry,
     Unit,
 )
@@ -81,6 +83,8 @@ class Walk:
     expired: list[Item] = field(default_factory=list)
     current: _Open | None = None
     heading_notes: dict[int, list[Note]] = field(default_factory=dict)  # toc index → notes
+    # Tables the copy lost, recovered from the PDF: unit fragment → (paragraph it follows, table).
+    recovered: dict[str, list[tuple[str, Table]]] = field(default_factory=dict)
 
     def run(self, items: list[Item]) -> None:
         for item in items:
@@ -211,6 +215,8 @@ class Walk:
         if cur is None:
             return
         unit_ref = self.spec.ref(cur.fragment)
+        for after, t in self.recovered.get(cur.fragment, []):
+            cur.blocks = _insert_after(unit_ref, cur.blocks, after, t)
         if cur.kind == "annex" and cur.fragment == self.spec.points_annex:
             blocks = assign_points_refs(unit_ref, cur.blocks)
         elif cur.kind == "annex":
@@ -232,6 +238,15 @@ class Walk:
                 entry = replace(entry, heading=replace(entry.heading, notes=tuple(notes)))
             out.append(entry)
         return tuple(out)
+
+
+def _insert_after(unit_ref: str, blocks: list[Block], after: str, t: Table) -> list[Block]:
+    at = next((k for k, b in enumerate(blocks) if b.text == after), None)
+    if at is None:
+        raise BuildError(unit_ref, f"has no paragraph {after!r} to place the PDF's table after",
+                         "check build/ingest/markdown/pdftables.py TABLES against the copy")
+    block = Block(kind="table", text=table_text(t), source_class="pdf-table", table=t)
+    return blocks[:at + 1] + [block] + blocks[at + 1:]
 
 
 def _unit_status(title: str, blocks: list[Block]) -> str:
