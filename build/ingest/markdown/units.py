@@ -111,7 +111,8 @@ class Walk:
     def text(self, item: Item, text: str) -> None:
         if MAIN_TEXT.match(text) and self.space == "rd":
             self.close()
-            self.space = "main"
+            # The numbering space of the approved text, named as the XML ingest names the RGC's.
+            self.space = "ley" if text.startswith("TEXTO REFUNDIDO") else "reglamento"
             self.stack = []
             self.heading("part", text, "")
             return
@@ -150,7 +151,7 @@ class Walk:
             frag = rd + disposition_fragment(m.group("kind"), m.group("ordinal"), m.group("suffix"))
             self.open(frag, "disposition", label, m.group("title"))
             return True
-        m = ANNEX.match(text) if self.space == "main" else None
+        m = ANNEX.match(text) if self.space != "rd" else None
         if m and (item.kind == "heading" or not m.group("title")):
             self.close()
             self.stack = []
@@ -172,6 +173,10 @@ class Walk:
 
     def open(self, fragment: str, kind: str, label: str, title: str) -> None:
         self.close()
+        if self.space == "rd":
+            kind = "rd_precept"
+        elif kind == "disposition":
+            del self.stack[1:]   # as in the XML ingest: dispositions belong to no título
         space = self.space if kind != "annex" else fragment
         self.current = _Open(fragment=fragment, kind=kind, space=space, label=label, title=title,
                              path=tuple(h.label for h in self.stack))
