@@ -223,3 +223,19 @@ def test_expired_block_errors_name_the_line(text, where) -> None:
     with pytest.raises(BuildError) as err:
         scan(text, "x.md")
     assert str(err.value).startswith(where)
+
+
+@pytest.mark.parametrize("norm", ["RDL-6/2015", "RD-2822/1998"])
+def test_expired_blocks_close_where_the_text_in_force_resumes(ingested, norm) -> None:
+    """A block closed too early would leave old wording as law: after each one comes its
+    modification note or the next designator of the text in force ("2. …", "b) …", "B) …")."""
+    _, report, path = ingested[norm]
+    lines = path.read_text(encoding="utf-8").split("\n")
+    after = []
+    for item in report.expired:
+        j = item.lines[-1]
+        while not lines[j].strip():
+            j += 1
+        after.append(lines[j])
+    resumes = re.compile(r"^(?:> <small>|\d{1,3}\.\s|[a-zA-Z]\)\s)")
+    assert [a[:40] for a in after if not resumes.match(a)] == []
