@@ -209,7 +209,10 @@ def test_table_spans(name, rows, colspans, rowspans) -> None:
 def test_missing_tables_of_rd_818_are_noted(ingested) -> None:
     reg, _, _ = ingested["RD-818/2009"]
     noted = sorted(u.ref for u in reg.units if any(n.kind == MISSING_TABLE for n in u.notes))
-    assert noted == ["RD-818/2009#anexoI", "RD-818/2009#anexoIV"]
+    assert noted == ["RD-818/2009#anexoIV"]
+    recovered = [b.ref for u in reg.units for b in u.passages if b.source_class == "pdf-table"]
+    assert recovered == ["RD-818/2009#art4.2.p2"] + [f"RD-818/2009#anexoI.p{k}"
+                                                     for k in (31, 32, 33, 34, 37)]
     table = next(b for b in reg.unit("RD-818/2009#art4").passages if b.table is not None)
     assert (table.ref, table.source_class, len(table.table.rows)) == ("RD-818/2009#art4.2.p2",
                                                                       "pdf-table", 15)

@@ -1,9 +1,9 @@
 """Tables the Markdown copy of RD 818/2009 lacks (its older renderer dropped every table).
 
 Art. 4.2 (classes and ages), anexo I (EU and national codes) and anexo IV (medical aptitude
-criteria) exist here only in the BOE PDF. Art. 4.2 is recovered from it (pdftables.py); until the
-others are, with every cell checked against the PDF's text, their unit says so with a note
-pointing to the BOE — never an approximation.
+criteria) exist here only in the BOE PDF. Art. 4.2 and the anexo I codes are recovered from it
+(pdftables.py); until anexo IV is, with every cell checked against the PDF's text, its unit says
+so with a note pointing to the BOE — never an approximation.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ MISSING_TABLE = "missing_table"   # Note.kind: a table of the BOE text this copy
 # norm → {unit fragment: what the BOE's table holds}
 MISSING: dict[str, dict[str, str]] = {
     "RD-818/2009": {
-        "anexoI": "códigos de la Unión Europea armonizados y códigos nacionales",
         "anexoIV": "aptitudes psicofísicas: criterios por enfermedad o deficiencia",
     },
 }

@@ -30,20 +30,29 @@ _TIGHT = 0.8         # a gap narrower than this joins words ("cm" + superscript 
 
 @dataclass(frozen=True)
 class TableSpec:
-    """Where a lost table is: the unit, the paragraph it follows, its PDF pages (1-based)."""
+    """Where a lost table is: its unit, the block it follows, and its parts in the PDF as
+    (page, n-th ruled table on that page), both 1-based and 0-based; a part after the first
+    repeats the header, which is dropped."""
 
     unit: str          # fragment, "art4"
-    after: str         # text of the paragraph it follows
-    pages: tuple[int, ...]
+    after: str         # text of the block (paragraph or heading) it follows
+    parts: tuple[tuple[int, int], ...]
     header_rows: int = 1
 
     def __repr__(self) -> str:
-        return f"TableSpec({self.unit} p{self.pages})"
+        return f"TableSpec({self.unit} {self.parts})"
 
 
+_EU_CODES = "Códigos de la Unión Europea armonizados"
 TABLES: dict[str, tuple[TableSpec, ...]] = {
     "RD-818/2009": (
-        TableSpec("art4", "2. El permiso de conducción será de las siguientes clases:", (12, 13)),
+        TableSpec("art4", "2. El permiso de conducción será de las siguientes clases:",
+                  ((12, 0), (13, 0))),
+        TableSpec("anexoI", _EU_CODES, ((47, 0),)),            # conductor (causas médicas)
+        TableSpec("anexoI", _EU_CODES, ((47, 1), (48, 0))),    # adaptaciones de los vehículos
+        TableSpec("anexoI", _EU_CODES, ((48, 1),)),            # limitaciones
+        TableSpec("anexoI", _EU_CODES, ((49, 0),)),            # aspectos administrativos
+        TableSpec("anexoI", "Códigos nacionales", ((49, 1),)),
     ),
 }
 
@@ -96,12 +105,35 @@ def _drawn(segments: list[tuple[float, float, float]], at: float, lo: float, hi:
     return any(abs(p - at) <= _TOL and a <= mid <= b for p, a, b in segments)
 
 
-def page_table(pdf: Path, page: int) -> list[tuple[int, int, int, int, str]]:
-    """The ruled table of one page as (row, col, rowspan, colspan, text), in grid order."""
+def _bands(vertical: list[tuple[float, float, float]]) -> list[tuple[float, float]]:
+    """The y-extents of the page's tables: overlapping vertical rules belong to one table."""
+    bands: list[list[float]] = []
+    for _, y0, y1 in sorted(vertical, key=lambda v: v[1]):
+        if bands and y0 <= bands[-1][1] + _TOL:
+            bands[-1][1] = max(bands[-1][1], y1)
+        else:
+            bands.append([y0, y1])
+    return [(a, b) for a, b in bands]
+
+
+def page_tables(pdf: Path, page: int) -> list[list[tuple[int, int, int, int, str]]]:
+    """Each ruled table of one page, top to bottom, as (row, col, rowspan, colspan, text)."""
     horizontal, vertical = _rules(pdf, page)
+    words = _words(pdf, page)
+    out = []
+    for top, bottom in _bands(vertical):
+        h = [r for r in horizontal if top - _TOL <= r[0] <= bottom + _TOL]
+        v = [r for r in vertical if r[1] >= top - _TOL and r[2] <= bottom + _TOL]
+        out.append(_grid(h, v, words, f"{pdf}:page {page}"))
+    return out
+
+
+def _grid(horizontal: list[tuple[float, float, float]], vertical: list[tuple[float, float, float]],
+          words: list[tuple[float, float, float, float, str]], where: str
+          ) -> list[tuple[int, int, int, int, str]]:
     ys, xs = _lines([h[0] for h in horizontal]), _lines([v[0] for v in vertical])
     if len(ys) < 2 or len(xs) < 2:
-        raise BuildError(f"{pdf}:page {page}", "has no ruled table", "check pdftables.TABLES")
+        raise BuildError(where, "has no ruled table", "check pdftables.TABLES")
     root = {(i, j): (i, j) for i in range(len(ys) - 1) for j in range(len(xs) - 1)}
 
     def find(a: tuple[int, int]) -> tuple[int, int]:
@@ -117,11 +149,13 @@ def page_table(pdf: Path, page: int) -> list[tuple[int, int, int, int, str]]:
     groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for key in root:
         groups.setdefault(find(key), []).append(key)
-    words = _words(pdf, page)
     cells = []
     for members in groups.values():
         i0, i1 = min(i for i, _ in members), max(i for i, _ in members)
         j0, j1 = min(j for _, j in members), max(j for _, j in members)
+        if len(members) != (i1 - i0 + 1) * (j1 - j0 + 1):
+            raise BuildError(where, f"a merged cell at grid row {i0}, column {j0} is not a "
+                             "rectangle", "this table cannot be read from its rules")
         box = (xs[j0], ys[i0], xs[j1 + 1], ys[i1 + 1])
         cells.append((i0, j0, i1 - i0 + 1, j1 - j0 + 1, _cell_text(words, box)))
     return sorted(cells)
@@ -154,8 +188,12 @@ def _cell_text(words: list[tuple[float, float, float, float, str]],
 def recover(spec: TableSpec, pdf: Path) -> Table:
     """One table from its pages; the header rows repeated on later pages are dropped."""
     rows: list[tuple[Cell, ...]] = []
-    for k, page in enumerate(spec.pages):
-        grid = page_table(pdf, page)
+    for k, (page, index) in enumerate(spec.parts):
+        tables = page_tables(pdf, page)
+        if index >= len(tables):
+            raise BuildError(f"{pdf}:page {page}", f"has {len(tables)} ruled tables, {spec} "
+                             f"wants table {index}", "check pdftables.TABLES against the PDF")
+        grid = tables[index]
         by_row: dict[int, list[Cell]] = {}
         for i, _, rowspan, colspan, text in grid:
             if k > 0 and i < spec.header_rows:

@@ -220,8 +220,10 @@ class Walk:
         if cur is None:
             return
         unit_ref = self.spec.ref(cur.fragment)
+        placed: dict[str, int] = {}   # tables after the same block keep their order
         for after, t in self.recovered.get(cur.fragment, []):
-            cur.blocks = _insert_after(unit_ref, cur.blocks, after, t)
+            cur.blocks = _insert_after(unit_ref, cur.blocks, after, t, placed.get(after, 0))
+            placed[after] = placed.get(after, 0) + 1
         if cur.kind == "annex" and cur.fragment == self.spec.points_annex:
             blocks = assign_points_refs(unit_ref, cur.blocks)
         elif cur.kind == "annex":
@@ -245,13 +247,16 @@ class Walk:
         return tuple(out)
 
 
-def _insert_after(unit_ref: str, blocks: list[Block], after: str, t: Table) -> list[Block]:
+def _insert_after(unit_ref: str, blocks: list[Block], after: str, t: Table,
+                  skip: int) -> list[Block]:
+    """``blocks`` with ``t`` placed after the block reading ``after`` and ``skip`` tables."""
     at = next((k for k, b in enumerate(blocks) if b.text == after), None)
     if at is None:
         raise BuildError(unit_ref, f"has no paragraph {after!r} to place the PDF's table after",
                          "check build/ingest/markdown/pdftables.py TABLES against the copy")
     block = Block(kind="table", text=table_text(t), source_class="pdf-table", table=t)
-    return blocks[:at + 1] + [block] + blocks[at + 1:]
+    at += 1 + skip
+    return blocks[:at] + [block] + blocks[at:]
 
 
 def _unit_status(title: str, blocks: list[Block]) -> str:
