@@ -18,6 +18,8 @@ IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>https?://[^)\s]+)\)")
 LINK = re.compile(r"(?<!!)\[(?P<label>[^\]]*)\]\((?P<url>[^)\s]+)\)")
 SUB_SUP = re.compile(r"</?(?:sub|sup)>")
 # Emphasis: ** before *, no nesting in these files (no "***" occurs).
+_WS = re.compile(r"[ \t\n\r\f]+")   # as collapse(): ASCII whitespace only, U+00A0 kept
+_MARKUP = re.compile(r"[*<\[!]")
 EMPHASIS = re.compile(r"\*\*(?P<strong>[^*]+?)\*\*|\*(?P<em>[^*\s](?:[^*]*?[^*\s])?)\*")
 
 
@@ -31,6 +33,9 @@ def links(text: str) -> tuple[tuple[str, str], ...]:
 
 def runs(markdown: str) -> tuple[tuple[str, str], ...]:
     """(style, text) pairs whose texts concatenate to :func:`plain` of ``markdown``."""
+    if not _MARKUP.search(markdown):           # most lines: plain text, one run
+        text = collapse(markdown)
+        return (("", text),) if text else ()
     source = SUB_SUP.sub("", LINK.sub(lambda m: m.group("label"), IMAGE.sub("", markdown)))
     out: list[tuple[str, str]] = []
     pos = 0
@@ -50,7 +55,7 @@ def _collapsed(pieces: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     result: list[tuple[str, str]] = []
     pos = 0
     for style, text in pieces:
-        piece = re.sub(r"[ \t\n\r\f]+", " ", text)
+        piece = _WS.sub(" ", text)
         if pos == 0:
             piece = piece.lstrip(" ")
         if result and result[-1][1].endswith(" ") and piece.startswith(" "):

@@ -14,6 +14,7 @@ import html
 import re
 import subprocess
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from citavial.build.errors import BuildError
@@ -116,6 +117,7 @@ def _bands(vertical: list[tuple[float, float, float]]) -> list[tuple[float, floa
     return [(a, b) for a, b in bands]
 
 
+@lru_cache(maxsize=16)   # a page holding two tables is read once (the PDF is pinned by sha256)
 def page_tables(pdf: Path, page: int) -> list[list[tuple[int, int, int, int, str]]]:
     """Each ruled table of one page, top to bottom, as (row, col, rowspan, colspan, text)."""
     horizontal, vertical = _rules(pdf, page)
