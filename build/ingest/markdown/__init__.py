@@ -4,14 +4,19 @@ the Reglamento General de Vehículos (RD 2822/1998), the Reglamento General de C
 
 API for the next stages::
 
-    copies = verify_norms(corpus_dir)                    # build/norms_corpus.py
+    copies = verify_norms(corpus_dir)                    # build/norms_corpus.py, by ref prefix
     reg = ingest_norm(copies["RDL-6/2015"], as_of)       # one Regulation
-    regs = load_norms(corpus_dir, as_of)                 # {norm: Regulation}, all three
+    regs = load_norms(corpus_dir, as_of)                 # {ref prefix: Regulation}, all three
 
-Each unit's refs come from ``NORMS[norm].ref`` (build/ingest/markdown/norms.py). The copies keep
-only the last wording of each block: units carry no versions and ``Regulation.per_date_history``
-is False (pages must say so). Expired wording is in ``Unit.notes`` (kind "previous"), never in
-blocks; what was skipped is reported by :func:`ingest_report`.
+Refs come from one function per norm, ``NORMS[norm].ref(fragment)`` (norms.py); a unit's page is
+``page_of(norm, fragment)``. What differs from the XML ingest's output, for render and gate:
+``Regulation.per_date_history`` is False (units carry no versions: say so on the page);
+``Source.norm_id`` is the BOE id; block kinds add "signature" (the decree's "Dado en …" and
+signatories, not citable) and a table block without a ref (the points table's header row, shown,
+not citable); the Ley's anexo II rows are table passages ``anexoII.r1`` … ``r21``; tables read from
+the PDF have ``source_class == "pdf-table"``; a table still missing is a unit note of kind
+``missing_table``. Expired wording is in ``Unit.notes`` (kind "previous"), never in blocks; what
+was skipped is reported by :func:`ingest_report`.
 """
 
 from __future__ import annotations
