@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from support import CORPUS
 
+from citavial.build.corpus.norms import verify_norms
 from citavial.build.errors import BuildError
 from citavial.build.ingest.markdown import IngestReport, ingest_report
 from citavial.build.ingest.markdown.inline import plain
@@ -21,7 +22,6 @@ from citavial.build.ingest.markdown.lines import body_lines, scan, split_row
 from citavial.build.ingest.markdown.missing import MISSING_TABLE
 from citavial.build.ingest.markdown.tables import table
 from citavial.build.models import IN_FORCE, Regulation
-from citavial.build.norms_corpus import verify_norms
 
 AS_OF = date(2026, 12, 1)
 NORMS = ("RDL-6/2015", "RD-2822/1998", "RD-818/2009")

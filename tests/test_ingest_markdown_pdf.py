@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from support import CORPUS
 
+from citavial.build.corpus.norms import verify_norms
 from citavial.build.ingest.markdown import ingest_norm
 from citavial.build.models import Block, Unit
-from citavial.build.norms_corpus import verify_norms
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")]

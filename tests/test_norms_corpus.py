@@ -1,4 +1,4 @@
-"""corpus/norms/ integrity (build/norms_corpus.py) and the passage dump CLI."""
+"""corpus/norms/ integrity (build/corpus/norms.py) and the passage dump CLI."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from support import CORPUS
 
-from citavial.build.corpus import verify_corpus
+from citavial.build.corpus.integrity import verify_corpus
+from citavial.build.corpus.norms import verify_norms
 from citavial.build.errors import BuildError
 from citavial.build.ingest.markdown.dump import main as dump_main
-from citavial.build.norms_corpus import verify_norms
 
 # The sha256 of the shared PROVENANCE.md (corpus/norms/PROVENANCE.md repeats them).
 SHA256 = {

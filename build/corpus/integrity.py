@@ -40,6 +40,7 @@ from typing import Any
 from lxml import etree
 
 from citavial.build import atomic
+from citavial.build.corpus.norms import verify_norms
 from citavial.build.errors import BuildError
 from citavial.build.patterns import BOE_ID, ISO_UTC, SHA256_HEX
 from citavial.build.safexml import parse_bytes
@@ -296,9 +297,7 @@ def verify_corpus(corpus_dir: Path, boe_id: str = MAIN_NORM) -> CorpusInfo:
                                     consolidated=meta.consolidated, eli=meta.eli, html_url=meta.html_url,
                                     sha256=entry["files"]["texto"]["sha256"], title=meta.title)
     if (corpus_dir / "norms").exists():
-        # Imported here: norms_corpus reuses this module's helpers. A corpus without norms/ (one
-        # written by `citavial fetch` alone) holds the Reglamento only.
-        from citavial.build.norms_corpus import verify_norms
+        # A corpus without norms/ (one written by `citavial fetch` alone) holds the Reglamento only.
         verify_norms(corpus_dir)
     return infos[boe_id]
 

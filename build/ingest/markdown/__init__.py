@@ -4,7 +4,7 @@ the Reglamento General de Vehículos (RD 2822/1998), the Reglamento General de C
 
 API for the next stages::
 
-    copies = verify_norms(corpus_dir)                    # build/norms_corpus.py, by ref prefix
+    copies = verify_norms(corpus_dir)                    # build/corpus/norms.py, by ref prefix
     reg = ingest_norm(copies["RDL-6/2015"], as_of)       # one Regulation
     regs = load_norms(corpus_dir, as_of)                 # {ref prefix: Regulation}, all three
 
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from citavial.build.corpus.norms import NormCopy, verify_norms
 from citavial.build.errors import BuildError
 from citavial.build.ingest import LICENSE
 from citavial.build.ingest.markdown.lines import Item, scan
@@ -33,7 +34,6 @@ from citavial.build.ingest.markdown.norms import NORMS, spec
 from citavial.build.ingest.markdown.pdftables import TABLES, recover
 from citavial.build.ingest.markdown.units import Walk
 from citavial.build.models import Regulation, Source
-from citavial.build.norms_corpus import NormCopy, verify_norms
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
+from citavial.build.corpus.norms import verify_norms
 from citavial.build.errors import BuildError
 from citavial.build.ingest.markdown import ingest_norm
 from citavial.build.ingest.markdown.norms import NORMS
 from citavial.build.models import Regulation
-from citavial.build.norms_corpus import verify_norms
 from citavial.build.paths import CORPUS
 
 # The copies have no per-date history; the date is recorded only.

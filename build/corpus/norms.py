@@ -3,7 +3,7 @@
 The Ley sobre Tráfico, the Reglamento General de Vehículos and the Reglamento General de
 Conductores have no BOE XML here: corpus/norms/ holds byte copies of Markdown generated from the
 BOE open-data XML and two BOE consolidated PDFs (corpus/norms/PROVENANCE.md). ``verify_corpus``
-(build/corpus.py) calls :func:`verify_norms` so a modified copy stops every build.
+(build/corpus/integrity.py) calls :func:`verify_norms` so a modified copy stops every build.
 
 MANIFEST.json schema ``citavial-norms-manifest/1``::
 
@@ -26,13 +26,13 @@ MANIFEST.json schema ``citavial-norms-manifest/1``::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from citavial.build.corpus import sha256_hex, show
 from citavial.build.errors import BuildError
 from citavial.build.patterns import BOE_ID, SHA256_HEX
 
@@ -59,6 +59,14 @@ class NormCopy:
 
     def __repr__(self) -> str:
         return f"NormCopy({self.norm}, {self.boe_id}, consolidated {self.consolidated})"
+
+
+def show(path: Path) -> str:
+    """Path as the user would type it (as integrity.show; not imported: integrity imports us)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
 
 
 def norms_dir(corpus_dir: Path) -> Path:
@@ -141,7 +149,7 @@ def _verify_file(directory: Path, rec: dict[str, Any]) -> Path:
     if len(data) != rec["bytes"]:
         raise BuildError(where, f"is {len(data):,} bytes, manifest says {rec['bytes']:,} — the file "
                                 "was truncated or modified", _fix(where))
-    digest = sha256_hex(data)
+    digest = hashlib.sha256(data).hexdigest()
     if digest != rec["sha256"]:
         raise BuildError(where, f"sha256 is {digest[:12]}…, manifest says {rec['sha256'][:12]}… — "
                                 "the file was modified", _fix(where))
