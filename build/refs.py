@@ -83,6 +83,9 @@ _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
 _NUMBERED = re.compile(r"^(anexo|art|da|dt|dd|df|p|s|r|)(\d+)(bis|ter|quater|quinquies|sexies|"
                        r"septies|octies|nonies|decies|[oa])?$")
 _ANNEX = re.compile(r"^anexo([IVXL]+)$")
+# A letter part: "b", "ñ"; the Ley sobre Tráfico also has "z1)" … "z3)" (after "z)": only z
+# takes a digit, so "p2" stays a paragraph) and "b) bis." ("bbis").
+_LETTER = re.compile(r"^(?:([a-zñ])(bis|ter|quater)?|(z)(\d))$")
 _UNIT_CHILD = re.compile(r"^(?:\d+|s\d+|art\w+)$")   # an annex section or article: its own page
 
 
@@ -101,10 +104,12 @@ def _part_key(part: str) -> tuple[int, int, int, str]:
         suffix = m.group(3) or ""
         rank = _LATIN.index(suffix) if suffix in _LATIN else 1 + "oa".index(suffix)
         return (_RANK[m.group(1)], int(m.group(2)), rank, "")
-    if part in _RANK:                                   # "rd", "dd" (derogatoria única)
-        return (_RANK[part], 0, 0, "")
-    if len(part) == 1:
-        return (_LETTER_RANK, 0, 0, part.replace("ñ", "n~"))
+    if m := _LETTER.match(part):                        # "b" < "bbis" < "bter" < "c"; "z" < "z1"
+        letter = m.group(1) or m.group(3)
+        order = int(m.group(4)) if m.group(4) else _LATIN.index(m.group(2) or "")
+        return (_LETTER_RANK, 0, 0, letter.replace("ñ", "n~") + f"\x00{order:02d}")
+    if part in ("rd", "dd"):     # the decree's preceptos, derogatoria única ("p", "r", "s" alone
+        return (_RANK[part], 0, 0, "")   # are letters: art76.p, art5.r)
     if part.startswith("art"):                         # "artunico"
         return (_RANK["art"], 0, 0, part)
     return (_OTHER_RANK, 0, 0, part)
@@ -161,7 +166,7 @@ class Ref:
     @property
     def letter(self) -> str | None:
         """The letter (``b``, ``ñ``) of a ``letra`` passage, if any."""
-        return next((p for p in self.inner if len(p) == 1 and not p.isdigit()), None)
+        return next((p for p in self.inner if _LETTER.match(p)), None)
 
     @property
     def paragraph(self) -> str | None:

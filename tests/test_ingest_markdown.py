@@ -22,6 +22,7 @@ from citavial.build.ingest.markdown.lines import body_lines, scan, split_row
 from citavial.build.ingest.markdown.missing import MISSING_TABLE
 from citavial.build.ingest.markdown.tables import table
 from citavial.build.models import IN_FORCE, Regulation
+from citavial.build.refs import Ref
 
 AS_OF = date(2026, 12, 1)
 NORMS = ("RDL-6/2015", "RD-2822/1998", "RD-818/2009")
@@ -242,3 +243,42 @@ def test_expired_blocks_close_where_the_text_in_force_resumes(ingested, norm) ->
         after.append(lines[j])
     resumes = re.compile(r"^(?:> <small>|\d{1,3}\.\s|[a-zA-Z]\)\s)")
     assert [a[:40] for a in after if not resumes.match(a)] == []
+
+
+# Adjacent passage pairs the typed Ref's document order cannot place from the refs alone (as
+# the Reglamento's rd.df1.2): the Ley's anexo II closing paragraph (p2) after its rows (r1…r21);
+# RGV art. 50.2 c)'s own list "1. … 2. … 3." reopening apartados; RD 818/2009 art. 36.3's "A)"
+# and "B)" (upper-case letters, no level of the scheme) restarting "a)", "b)".
+ORDER_EXCEPTIONS = {
+    "RDL-6/2015": [("RDL-6/2015#anexoII.r21", "RDL-6/2015#anexoII.p2")],
+    "RD-2822/1998": [("RD-2822/1998#art50.2.c", "RD-2822/1998#art50.1.p2")],
+    "RD-818/2009": [("RD-818/2009#art36.3.b.p2", "RD-818/2009#art36.3.a.p2")],
+}
+
+
+@pytest.mark.parametrize("norm", NORMS)
+def test_refs_are_typed_refs_of_their_unit(ingested, norm) -> None:
+    reg, _, _ = ingested[norm]
+    for unit in reg.units:
+        typed = Ref.parse(unit.ref)
+        assert (str(typed), typed.unit, typed.page) == (unit.ref, typed, unit.page)
+        for b in unit.passages:
+            assert str(Ref.parse(b.ref)) == b.ref and Ref.parse(b.ref).unit == typed, b.ref
+    refs = [b.ref for u in reg.units for b in u.passages]
+    inverted = [(a, b) for a, b in zip(refs, refs[1:])
+                if Ref.parse(a).sort_key > Ref.parse(b).sort_key]
+    print(f"\n{norm}: {len(refs) - 1 - len(inverted)}/{len(refs) - 1} adjacent passage pairs in "
+          "Ref.sort_key order")
+    assert inverted == ORDER_EXCEPTIONS[norm]
+
+
+def test_ref_orders_the_leys_letters() -> None:
+    """Letters p), r), s) are letters, not paragraphs/rows/sections; "b) bis." and "z1)" sit right
+    after their letter (build/refs.py)."""
+    doc = ["RDL-6/2015#art75.b", "RDL-6/2015#art75.bbis", "RDL-6/2015#art75.bter",
+           "RDL-6/2015#art75.c", "RDL-6/2015#art76.o", "RDL-6/2015#art76.p", "RDL-6/2015#art76.r",
+           "RDL-6/2015#art76.s", "RDL-6/2015#art76.z", "RDL-6/2015#art76.z.p2",
+           "RDL-6/2015#art76.z1", "RDL-6/2015#art76.z2"]
+    assert sorted(reversed(doc), key=lambda r: Ref.parse(r).sort_key) == doc
+    assert [Ref.parse(r).letter for r in doc[:3] + doc[-2:]] == ["b", "bbis", "bter", "z1", "z2"]
+    assert Ref.parse("RD-818/2009#art4.2.p2").letter is None
