@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator
 from datetime import date
@@ -48,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"citavial: {exc}", file=sys.stderr)
         return 2
     out = sys.stdout
-    for p in passages(reg):
-        out.write(json.dumps(p, ensure_ascii=False) + "\n" if args.json else f"{p['ref']}\t{p['text']}\n")
+    try:
+        for p in passages(reg):
+            out.write(json.dumps(p, ensure_ascii=False) + "\n" if args.json
+                      else f"{p['ref']}\t{p['text']}\n")
+        out.flush()
+    except BrokenPipeError:      # `… dump RDL-6/2015 | head`: the reader stopped, not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python's documented SIGPIPE recipe
     return 0
