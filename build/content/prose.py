@@ -220,7 +220,7 @@ def _absolutes(item: ProseItem, texts: dict[str, str], where: str,
                 and any(PROSE_EXCEPTION.search(t) for t in folded))
     out = []
     for word in dict.fromkeys(absolutes(item.text)):
-        if excepted or any(_backs(word, t) for t in folded):
+        if excepted or any(backs(word, t) for t in folded):
             continue
         out.append(BuildError(where, f"absolute «{word}» is not backed by a cited passage "
                                      f"({cited}): none says «{word}» or an equivalent",
@@ -229,7 +229,7 @@ def _absolutes(item: ProseItem, texts: dict[str, str], where: str,
     return out
 
 
-def _backs(word: str, passage: str) -> bool:
+def backs(word: str, passage: str) -> bool:
     """Whether one (folded) passage backs an absolute: the same word or an equivalent; "solo X"
     is also what "se prohíbe …, salvo X" says."""
     if word.startswith("prohib"):
