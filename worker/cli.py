@@ -63,6 +63,23 @@ def add_parsers(subparsers) -> None:
     c.add_argument("--dist", type=Path, default=DIST)
     c.set_defaults(func=_cmd_calibrate)
 
+    e = subparsers.add_parser("exam", help="paste every question of a bank (JSONL or CSV) as a "
+                              "student would, and report what the worker names → exam-report/")
+    e.add_argument("bank", type=Path, help="the bank: .jsonl (question, options, answer…) or "
+                   ".csv (id,question,a,b,c,answer…)")
+    e.add_argument("--split", choices=("dev", "test", "all"), default="all",
+                   help="only the bank's questions of this split (default all)")
+    e.add_argument("--out", type=Path, default=Path("exam-report"),
+                   help="report folder (default exam-report/), replaced atomically")
+    e.add_argument("--with-images", action="store_true",
+                   help="also questions marked needs_image (skipped by default)")
+    e.add_argument("--labels", type=Path, default=None, metavar="FILE",
+                   help="deciding-article labels (golden/dgt-labels/agreed.jsonl)")
+    e.add_argument("--paste", choices=("one-line", "multi-line"), default="one-line",
+                   help="how a question is pasted: 'stem a) … b) …' or one option a line")
+    e.add_argument("--dist", type=Path, default=DIST, help="the built site (default dist/)")
+    e.set_defaults(func=_cmd_exam)
+
     mc = subparsers.add_parser("mcp", help="serve the verified passages to an MCP client on "
                                "stdio (tools search, get_passage, verify_quote, deep_link)")
     mc.add_argument("--dist", type=Path, default=DIST, help="the built site (default dist/)")
@@ -91,6 +108,11 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     from citavial.worker.mcp.server import serve_stdio
     serve_stdio(args.dist, args.base_url)   # stdout is the protocol: nothing else is printed
     return 0
+
+
+def _cmd_exam(args: argparse.Namespace) -> int:
+    from citavial.worker.eval.exam import main as exam_main
+    return exam_main(args)
 
 
 def _cmd_model_setup(args: argparse.Namespace) -> int:
@@ -178,11 +200,28 @@ def _print_human(record: dict) -> None:
         for c in record["passages"]:
             print(f"\n[{c['n']}] {c['label']} — {c['url']}\n    «{c['quote']}»")
         return
-    print(record["text"])
+    _print_option(record)
     for c in record["citations"]:
         print(f"\n[{c['n']}] {c['label']} — {c.get('span_url', c['url'])}\n    «{c['quote']}»")
     if record["retractions"]:
         print(f"\n({len(record['retractions'])} frase(s) retirada(s) por falta de respaldo)")
+
+
+def _print_option(record: dict) -> None:
+    """The chosen option first ("Respuesta: b) …") with the words that decide it and their
+    link, then the answer; "No puedo elegir…:" before the answer's words otherwise."""
+    from citavial.worker.answer.record import shown_text
+    option = (record["answer"] or {}).get("option")
+    if not option:
+        print(record["text"])
+        return
+    if option["letter"]:
+        print(f"Respuesta: {option['letter']}) {option['text']}")
+        if option["words"]:
+            print(f"  «{option['words']}» — {option['url']}")
+    else:
+        print(option["text"])
+    print(shown_text({**record["answer"], "option": None}))
 
 
 def parser() -> argparse.ArgumentParser:
