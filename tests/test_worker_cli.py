@@ -114,3 +114,37 @@ def test_ask_needs_exactly_one_input(scripted, capsys):
 def test_ask_rejects_a_bad_question(scripted, capsys):
     assert run(["ask", "a\x07b c"]) == 2
     assert "U+0007" in capsys.readouterr().err
+
+
+MARCHA_ATRAS = ("¿Cuál es la distancia máxima que se puede recorrer marcha atrás? a) Hasta 50 "
+                "metros si no hay tráfico. b) No podrá ser superior a 15 metros. c) Sin límite.")
+YES_NO = ("¿Se puede conducir con auriculares conectados a un reproductor de sonido? "
+          "a) Sí. b) No. c) Solo en ciudad.")
+
+
+def test_ask_human_shows_the_named_option_first(built_site, capsys):
+    """Item 7 of issue 22: "Respuesta: b) …", then the deciding words with their proven link,
+    then the answer and its citations (questions written by us)."""
+    from citavial.worker.cli import main
+    assert main(["ask", MARCHA_ATRAS, "--dist", str(built_site)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Respuesta: b) No podrá ser superior a 15 metros."
+    assert lines[1].startswith("  «no podrá ser superior a 15 metros» — art80.html#")
+    assert ":~:text=" in lines[1] and lines[2].startswith("El recorrido hacia atrás")
+
+
+def test_ask_human_says_it_cannot_choose(built_site, capsys):
+    from citavial.worker.answer.cite import UNDECIDED
+    from citavial.worker.cli import main
+    assert main(["ask", YES_NO, "--dist", str(built_site)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == UNDECIDED and "auriculares" in lines[1]
+
+
+def test_ask_json_keeps_the_option_payload(built_site, capsys):
+    from citavial.worker.cli import main
+    assert main(["ask", MARCHA_ATRAS, "--json", "--dist", str(built_site)]) == 0
+    option = json.loads(capsys.readouterr().out)["answer"]["option"]
+    assert set(option) == {"letter", "text", "basis", "reason", "words", "ref", "url"}
+    assert (option["letter"], option["basis"], option["ref"]) == ("b", "stated",
+                                                                  "RD-1428/2003#art80.2")
