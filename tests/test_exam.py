@@ -289,3 +289,30 @@ def test_wilson(k, n, lo, hi):
 
 def test_wilson_of_nothing():
     assert wilson(0, 0) is None
+
+
+# --- the real bank (evaluation data outside the repo): invariants only, never a figure -------
+
+REAL_BANK = ROOT.parent / "shared" / "eval" / "dgt-bank.jsonl"
+
+
+@pytest.mark.slow
+def test_real_bank_dev_split_invariants(built_site, tmp_path):
+    if not REAL_BANK.is_file():
+        pytest.skip(f"{REAL_BANK} is absent: the real DGT bank lives outside the repo")
+    status, out = exam(tmp_path, REAL_BANK, "--split", "dev", "--labels",
+                       str(ROOT / "golden" / "dgt-labels" / "agreed.jsonl"), dist=built_site)
+    assert status == 0
+    rows, s = read(out)
+    dev = [json.loads(line) for line in REAL_BANK.read_text("utf-8").splitlines()
+           if json.loads(line)["split"] == "dev"]
+    a = s["all"]
+    assert s["invented_refs"] == 0 and s["non_literal_quotes"] == 0
+    assert a["n"] == len(rows) and a["n"] + sum(s["skipped"].values()) == len(dev)
+    assert sum(a["outcomes"].values()) == a["n"] == a["keyed"]
+    assert a["right"]["count"] + a["wrong"]["count"] == a["outcomes"]["named"]
+    assert a["declined"]["count"] == a["outcomes"]["not_this_norm"] + a["outcomes"]["unsure"]
+    for part in ("by_split", "by_tier"):
+        assert sum(v["n"] for v in s[part].values()) == a["n"]
+    assert sum(v["n"] for v in s["by_scope_hint"].values()) >= a["n"]
+    assert all(r["words"] is not None for r in rows.values() if r["outcome"] == "named")
