@@ -145,7 +145,7 @@ def test_html_escapes_the_bank(built_site, tmp_path):
     html = (out / "report.html").read_text("utf-8")
     assert status == 0 and "<script" not in html and "<b>" not in html and "<i>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;b&gt;Sin" in html
-    assert "Respuesta: a)" in html
+    assert "Respuesta: a)" in html and "<mark>no podrá ser superior a 15 metros</mark>" in html
 
 
 def test_report_links_absolute_with_a_base_url(published_site, tmp_path):

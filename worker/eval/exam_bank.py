@@ -73,7 +73,8 @@ def load_bank(path: Path) -> list[ExamItem]:
         raise BankError(path, None, None, f"is not UTF-8 text (byte {err.start})",
                         "save it as UTF-8") from None
     rows = _csv_rows(path, text) if path.suffix.lower() == ".csv" else _jsonl_rows(path, text)
-    items, seen = [], {}
+    items: list[ExamItem] = []
+    seen: dict[str, int] = {}
     for line, row in rows:
         item = _item(path, line, row)
         if item.id in seen:

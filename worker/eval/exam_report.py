@@ -122,13 +122,26 @@ def _question(item: ExamItem, row: dict, link) -> dict:
              "El pasaje del Reglamento citado:" if outcome == "named" else
              "El pasaje que más se acerca (no decide la pregunta):")
     first_link = link(first["span_url"] or first["url"]) if first else ""
-    return {"id": item.id, "line": item.line, "question": item.question,
+    return {"marked": _marked(row, first),"id": item.id, "line": item.line, "question": item.question,
             "options": item.options, "key": item.key,
             "scope": ", ".join(item.scope_hint), "said": said, "css": css,
             "words": row["words"], "words_label": row.get("words_label") or "",
             "words_link": link(row["words_url"]) if row["words_url"] else "",
             "first": first if outcome != "not_this_norm" else None,
             "first_intro": intro, "first_link": first_link}
+
+
+def _marked(row: dict, first: dict | None) -> tuple[str, str, str] | None:
+    """The cited passage split around the deciding words (before, words, after), so that the
+    report shows them in their sentence; None when they stand in another passage."""
+    words = row["words"]
+    if not words or first is None or first["ref"] != row["words_ref"]:
+        return None
+    at = first["quote"].find(words)
+    if at < 0:
+        return None
+    quote = first["quote"]
+    return quote[:at], words, quote[at + len(words):]
 
 
 def write_report(out: Path, files: dict[str, bytes]) -> None:
