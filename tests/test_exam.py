@@ -91,6 +91,7 @@ def test_summary_counts_and_intervals(jsonl_run):
         assert a[name]["ci95"] == list(wilson(k, n)), name
     assert set(s["by_scope_hint"]) == {"", "licence_points"}
     assert s["by_scope_hint"][""]["n"] == 5
+    assert {k: v["n"] for k, v in s["by_scope"].items()} == {"reglamento": 5, "other": 1}
     assert {k: v["n"] for k, v in s["by_split"].items()} == {"dev": 4, "test": 2}
     assert {k: v["n"] for k, v in s["by_tier"].items()} == {"A": 3, "B": 3}
     assert s["invented_refs"] == 0 and s["non_literal_quotes"] == 0

@@ -185,6 +185,7 @@ def summarize(rows: Sequence[dict], skipped: dict[str, int] | None = None,
     out = {
         "interval": INTERVAL, "all": stats(rows), "skipped": dict(sorted((skipped or {}).items())),
         "by_scope_hint": _by(rows, lambda r: r["scope_hint"] or [""]),
+        "by_scope": _by(rows, lambda r: ["other" if r["scope_hint"] else "reglamento"]),
         "by_tier": _by(rows, lambda r: [r["tier"]]),
         "by_split": _by(rows, lambda r: [r["split"]]),
         "latency_ms": {"n": len(lat), "p50": _pct(lat, 50), "p95": _pct(lat, 95),

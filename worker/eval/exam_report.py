@@ -24,7 +24,8 @@ TEMPLATE = "exam_report.html"
 FILES = ("report.html", "results.jsonl", "summary.json")
 SKIPPED_ES = {"needs_image": "necesitan imagen; usa --with-images",
               "refused": "el asistente no las acepta pegadas, p. ej. más de 500 caracteres"}
-SCOPE_ES = {"": "temas del Reglamento (sin scope_hint)"}
+SCOPE_ES = {"reglamento": "temas del Reglamento (sin scope_hint)",
+            "other": "otros temas (con scope_hint)"}
 DECLINE_ES = {"not_this_norm": "Esto no lo regula el Reglamento General de Circulación.",
               "unsure": "No lo tengo claro; este es el pasaje que más se acerca:"}
 
@@ -88,7 +89,8 @@ def _html(items: Sequence[ExamItem], rows: Sequence[dict], summary: dict, out: P
 
 def _table(s: dict) -> list[tuple[str, dict]]:
     out = [("todas", s["all"])]
-    out += [(SCOPE_ES.get(k, f"scope_hint {k}"), v) for k, v in s["by_scope_hint"].items()]
+    out += [(SCOPE_ES[k], s["by_scope"][k]) for k in SCOPE_ES if k in s["by_scope"]]
+    out += [(f"scope_hint {k}", v) for k, v in s["by_scope_hint"].items() if k]
     out += [(f"tier {k or '(ninguno)'}", v) for k, v in s["by_tier"].items()]
     out += [(f"split {k or '(ninguno)'}", v) for k, v in s["by_split"].items()]
     return out
@@ -185,6 +187,13 @@ def human(summary: dict, out: Path) -> str:
              + f" · index {summary.get('index', '')} · {summary['interval']}"]
     for name in ("right", "wrong", "undecided", "declined", "precision"):
         lines.append(f"  {name:<10} {pct(a[name])}")
+    scope = summary["by_scope"]
+    if len(scope) > 1:   # a bank with scope hints: the two kinds of topic apart
+        for part, title in (("reglamento", "topics the Reglamento governs (no scope_hint)"),
+                            ("other", "other topics (a scope_hint)")):
+            s = scope[part]
+            lines.append(f"  {title}, n={s['n']}: " + "; ".join(
+                f"{name} {pct(s[name])}" for name in ("right", "wrong", "declined")))
     lat = summary["latency_ms"]
     lines.append(f"  time to the answer p50 {lat['p50']} ms, p95 {lat['p95']} ms (n={lat['n']}); "
                  f"invented refs {summary['invented_refs']}; non-literal quotes "
