@@ -137,6 +137,17 @@ def test_split_and_images(built_site, tmp_path):
     assert status == 0 and "con-imagen" in rows and s["skipped"] == {}
 
 
+def test_a_question_the_worker_refuses_is_skipped_and_named(built_site, tmp_path, capsys):
+    bank = tmp_path / "b.jsonl"
+    long = {**GOOD, "id": "long", "question": "¿" + "muy " * 130 + "largo?"}
+    bank.write_text(json.dumps(GOOD) + "\n" + json.dumps(long) + "\n")
+    status, out = exam(tmp_path, bank, dist=built_site)
+    rows, s = read(out)
+    assert status == 0 and list(rows) == ["ok"] and s["skipped"] == {"refused": 1}
+    assert [r["line"] for r in s["refused"]] == [2]
+    assert f"{bank}:2: skipped:" in capsys.readouterr().err
+
+
 def test_html_escapes_the_bank(built_site, tmp_path):
     bank = tmp_path / "b.jsonl"
     bank.write_text(json.dumps({"id": "x<i>", "question": "¿<script>alert(1)</script> marcha "
