@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from citavial.worker.answer.judge import Basis, Evidence, Undecided, find_stated, judge
+from citavial.worker.answer.judge import Basis, Evidence, Undecided, find_stated, judge, judge_cell
 
 RULE = Evidence("RD-1428/2003#art80.2", "2. La marcha hacia atrás deberá efectuarse lentamente, "
                 "y en ningún caso será superior a 15 metros ni invadirá un cruce de vías.")
@@ -80,3 +80,25 @@ def test_rewording_the_stated_option_can_only_make_it_undecided():
     options = (("a", OPTIONS[0][1]), ("b", "Despacio y nunca más de quince metros."),
                ("c", OPTIONS[2][1]))
     assert judge(options, [RULE], [RULE, NEAR]).letter is None
+
+
+SPEEDS = (("a", "100 km/h"), ("b", "120 km/h"), ("c", "130 km/h"))
+
+
+@pytest.mark.parametrize("options,value,unit,letter", [
+    pytest.param(SPEEDS, "120", "km/h", "b", id="the-cell's-figure"),
+    pytest.param((("a", "120 metros"), ("b", "120 km/h"), ("c", "90 km/h")), "120", "km/h", "b",
+                 id="unit-tells-them-apart"),
+    pytest.param((("a", "120 km/h"), ("b", "A 120 km/h si es turismo"), ("c", "90 km/h")),
+                 "120", "km/h", None, id="two-options-state-it"),
+    pytest.param(SPEEDS, "90", "km/h", None, id="no-option-states-it"),
+])
+def test_judge_cell(options, value, unit, letter):
+    verdict = judge_cell(options, "RD-1428/2003#art48.1.a", value, unit)
+    assert verdict.letter == letter
+    assert (verdict.basis == Basis.CELL) if letter else verdict.reason is not None
+
+
+def test_shuffling_keeps_the_cell_choice():
+    shuffled = (("a", "130 km/h"), ("b", "100 km/h"), ("c", "120 km/h"))
+    assert judge_cell(shuffled, "RD-1428/2003#art48.1.a", "120", "km/h").letter == "c"

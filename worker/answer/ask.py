@@ -32,7 +32,7 @@ from citavial.worker.answer.cite import (
     source,
 )
 from citavial.worker.answer.decide import ANSWER, UNSURE, Decision, decide
-from citavial.worker.answer.judge import Evidence, Verdict, judge
+from citavial.worker.answer.judge import Evidence, Verdict, judge, judge_cell
 from citavial.worker.answer.question import NUMBER, Question, read_question
 from citavial.worker.answer.span import Span, select
 from citavial.worker.lead.generate import Lead, lead
@@ -124,6 +124,9 @@ def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry]) -> Verdic
     answer's passage, its lead-in and its exception; no other option may stand in those or in
     the passages shown beside them."""
     main = entries[span.rank]
+    if len(span.cells) == 1:
+        cell = span.cells[0]
+        return judge_cell(q.options, main.ref, cell.value, cell.unit)
     cited = [Evidence(main.ref, main.text)]
     cited += [Evidence(p.ref, p.text) for p in (span.lead_in, span.exception) if p is not None]
     shown = [Evidence(e.ref, e.text) for e in entries[:SOURCES]]

@@ -9,6 +9,10 @@ ground that can be shown and checked:
   other option's words stand in any passage the answer read. The deciding words are then the
   passage's own, and the answer links to exactly them.
 
+* ``CELL`` — the question names one row and one column of a table (the answer is that single
+  cell, worker/answer/span.py) and exactly one option states that cell's figure (its number, and
+  its unit when the option writes one); no other option does.
+
 Everything else is "cannot decide", with the reason (``Undecided``) and the deciding passage's
 words shown anyway. Rules that read word overlap, polarity ("Sí"/"No"), modality or absolutes
 were measured on the real bank's dev split and named a wrong option far too often (precision
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from citavial.build.normalize import normalize, normalize_with_map
+from citavial.build.text import fold, numbers
 
 # Fewer words in a row are too often a phrase of the law used in another sense ("la marcha
 # atrás", "en ambos sentidos"): with three, dev named 26 options, 3 of them wrong; with four, 16
@@ -38,6 +43,7 @@ class Basis(str, Enum):
     """Why an option was named."""
 
     STATED = "stated"          # the option's words stand in the cited passage, no other's do
+    CELL = "cell"              # the option's figure is the one table cell the question names
 
 
 class Undecided(str, Enum):
@@ -108,3 +114,27 @@ def judge(options: Sequence[tuple[str, str]], cited: Sequence[Evidence],
         if other != letter and any(find_stated(other_text, ev.text, 1) for ev in read):
             return Verdict(None, "", None, Undecided.OTHER_STATED)
     return Verdict(letter, text, Basis.STATED, None, words, ref)
+
+
+def judge_cell(options: Sequence[tuple[str, str]], ref: str, value: str,
+               unit: str = "") -> Verdict:
+    """Name the one option whose figure is the table cell ``value`` (with ``unit``, when the
+    option writes a unit) — the single cell where the row and column the question names cross."""
+    want = numbers(value)
+    if not want:
+        return Verdict(None, "", None, Undecided.NONE_STATED)
+    hits = [(letter, text) for letter, text in options
+            if numbers(text) == want and (not unit or _unit_ok(text, unit))]
+    if len(hits) != 1:
+        return Verdict(None, "", None,
+                       Undecided.SEVERAL_STATED if hits else Undecided.NONE_STATED)
+    letter, text = hits[0]
+    return Verdict(letter, text, Basis.CELL, None, value, ref)
+
+
+def _unit_ok(option: str, unit: str) -> bool:
+    """An option that writes a unit must write the cell's ("120 km/h" for a speed cell)."""
+    folded = fold(option)
+    written = [u for u in ("km/h", "km", "metros", "m", "kg", "%") if u in folded.split()
+               or (u == "km/h" and "km/h" in folded)]
+    return not written or fold(unit) in written
