@@ -145,7 +145,7 @@ def test_metrics_render_prometheus_text():
     m.observe("citavial_latency_seconds", 0.03, stage="sources")
     text = m.render()
     assert 'citavial_abstentions_total{reason="weak_evidence"} 1' in text
-    assert 'citavial_latency_seconds_bucket{stage="sources",le="0.025"} 0' in text
-    assert 'citavial_latency_seconds_bucket{stage="sources",le="0.05"} 1' in text
+    assert 'citavial_latency_seconds_bucket{le="0.025",stage="sources"} 0' in text
+    assert 'citavial_latency_seconds_bucket{le="0.05",stage="sources"} 1' in text
     assert 'citavial_latency_seconds_count{stage="sources"} 1' in text
     assert "# TYPE citavial_latency_seconds histogram" in text

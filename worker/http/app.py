@@ -24,6 +24,7 @@ from werkzeug.exceptions import HTTPException
 from citavial.build.headers import security_headers
 from citavial.worker.answer.ask import Deps, answer
 from citavial.worker.http.limits import InferenceSlot, QueueFull, RateLimiter
+from citavial.worker.http.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from citavial.worker.http.metrics import Metrics
 from citavial.worker.http.observe import observe
 from citavial.worker.http.static import send_static
@@ -68,9 +69,7 @@ def create_app(state: WorkerState) -> Flask:
 
     @app.after_request
     def _count(resp: Response) -> Response:
-        endpoint = request.path if request.path.startswith(("/api/", "/health", "/metrics")) \
-            else "static"
-        m.inc("citavial_requests_total", endpoint=endpoint, status=str(resp.status_code))
+        m.inc("citavial_requests_total", endpoint=_endpoint_label(), status=str(resp.status_code))
         _cors(resp)
         for name, value in SECURITY_HEADERS.items():
             resp.headers.setdefault(name, value)
@@ -181,7 +180,7 @@ def _health(state: WorkerState) -> Response:
 def _metrics(state: WorkerState) -> Response:
     state.metrics.set("citavial_queue_depth", state.slot.waiting)
     state.metrics.set("citavial_inference_active", state.slot.active)
-    return Response(state.metrics.render(), mimetype="text/plain; version=0.0.4")
+    return Response(state.metrics.render(), content_type=METRICS_CONTENT_TYPE)
 
 
 class _Stream:
@@ -248,6 +247,18 @@ def health_report(state: WorkerState) -> dict:
         "queue": {"waiting": state.slot.waiting, "active": state.slot.active,
                   "max_waiting": state.slot.max_waiting},
     }
+
+
+STATIC_RULES = ("/", "/<path:path>")
+
+
+def _endpoint_label() -> str:
+    """The matched route rule (a bounded set), never the path a client made up: "static" for
+    the site's files, "unmatched" for anything no API rule matched (issue 26, item 1)."""
+    rule = request.url_rule.rule if request.url_rule is not None else None
+    if rule is None or (rule in STATIC_RULES and request.path.startswith("/api/")):
+        return "unmatched"
+    return "static" if rule in STATIC_RULES else rule
 
 
 def _client() -> str:
