@@ -61,7 +61,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                                     as_of=args.as_of, cache_dir=args.cache_dir)
         fixed = fix_links(report, texts, args.base_url) if args.fix_links else {}
     except (CheckUsageError, OSError) as err:
-        message = f"citavial check: error: {err}"
+        message = out.printable(f"citavial check: error: {err}")
         print(message, file=sys.stderr)
         if args.format != "human":
             print(out.error_json(message) if args.format == "json" else out.github_error(message),

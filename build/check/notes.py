@@ -18,13 +18,15 @@ rewrites the ref (in all three forms) when the quote passes there.
 from __future__ import annotations
 
 import os
+import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
 from citavial.build.check.cache import site_for_check
 from citavial.build.errors import BuildError
-from citavial.build.gate.verify import Pages, check_quote, reason_code
+from citavial.build.gate.verify import Pages, QuoteCheck, check_quote, reason_code
 from citavial.build.models import Citation
 from citavial.build.patterns import (
     CITATION,
@@ -36,6 +38,10 @@ from citavial.build.patterns import (
 from citavial.build.refs import RefError, fragment, parse_ref
 
 NOTE_SUFFIXES = (".md", ".markdown")
+NEWLINE = re.compile("\n")
+# One note's size limit: 20,000 citations take ~2 MB, so 16 MiB is far beyond any real note and
+# still checked in seconds; a bigger file is refused (exit 2) before it is read into memory.
+MAX_NOTE_BYTES = 16 * 2**20
 MALFORMED = "malformed"
 STALE_LINK = "stale-link"
 RENAMED = "ref-renamed"   # a gate reason (verify.REASONS) that --fix-links can repair
@@ -133,29 +139,34 @@ def blank_code(text: str) -> str:
 
 
 def scan(text: str, file: str) -> list[Found]:
-    """Every citation in a note's text, in order, malformed ones included."""
+    """Every citation in a note's text, in order, malformed ones included. Linear in the text:
+    each pattern runs once over it, and lines come from one index of line starts (issue 26:
+    counting newlines from the start for every match made a hostile note quadratic)."""
     visible = blank_code(text)
+    starts = [0] + [m.end() for m in NEWLINE.finditer(visible)]
     found: list[Found] = []
     taken = list(visible)
     for form, pattern in (("linked", CITATION_LINKED), ("link", CITATION),
                           ("comment", CITATION_COMMENT)):
         for m in pattern.finditer("".join(taken)):
-            found.append(_found(visible, file, m.start(), m.end(), form, m.group("ref"),
+            found.append(_found(starts, file, m.start(), m.end(), form, m.group("ref"),
                                 m.group("quote"), m.groupdict().get("url") or ""))
             taken[m.start():m.end()] = " " * (m.end() - m.start())
-    lines_seen: set[int] = set()
-    for m in LOOSE_CHECK_CITATION.finditer("".join(taken)):
-        bad = _found(visible, file, m.start(), m.end(), MALFORMED, "", "", "")
-        if bad.citation.line not in lines_seen:   # one report per line, not per « or (cita:
-            lines_seen.add(bad.citation.line)
-            found.append(bad)
+    rest = "".join(taken)
+    m = LOOSE_CHECK_CITATION.search(rest)
+    while m:   # one report per line, not per « or (cita: — so search on from the next line
+        line = bisect_right(starts, m.start())
+        found.append(_found(starts, file, m.start(), m.end(), MALFORMED, "", "", ""))
+        m = LOOSE_CHECK_CITATION.search(rest, starts[line]) if line < len(starts) else None
     return sorted(found, key=lambda f: f.start)
 
 
-def _found(text: str, file: str, start: int, end: int, form: str, raw_ref: str, quote: str,
-           link: str) -> Found:
-    line = text.count("\n", 0, start) + 1
-    col = start - (text.rfind("\n", 0, start) + 1) + 1
+def _found(starts: list[int], file: str, start: int, end: int, form: str, raw_ref: str,
+           quote: str, link: str) -> Found:
+    line = bisect_right(starts, start)           # 1-based: starts[line - 1] <= start
+    col = start - starts[line - 1] + 1
+    if form == MALFORMED:
+        return Found(Citation(file, line, "", "", ""), col, start, end, form, link)
     try:
         ref, err = parse_ref(raw_ref), ""
     except RefError as exc:
@@ -169,12 +180,23 @@ def markdown_url(url: str) -> str:
     return url.replace("(", "%28").replace(")", "%29")
 
 
-def judge(found: Found, reg, pages: Pages) -> Result:
+def _gate(reg, pages: Pages, cit: Citation, memo: dict | None) -> QuoteCheck:
+    """``check_quote``, once per distinct (ref, quote): its verdict reads nothing else, and a
+    note repeating one citation 20,000 times must not cost 20,000 gate runs (issue 26)."""
+    if memo is None:
+        return check_quote(reg, pages, cit)
+    key = (cit.ref, cit.ref_error, cit.quote)
+    if key not in memo:
+        memo[key] = check_quote(reg, pages, cit)
+    return replace(memo[key], citation=cit)
+
+
+def judge(found: Found, reg, pages: Pages, memo: dict | None = None) -> Result:
     """The gate's verdict on one citation, plus check's own two rules (malformed, stale link)."""
     if found.form == MALFORMED:
         return Result(found, MALFORMED, "malformed citation: write [«exact words»](cita:art48.1.a) "
                       "or «exact words» <!-- cita: art48.1.a --> (no « » [ ] inside the quote)")
-    verdict = check_quote(reg, pages, found.citation)
+    verdict = _gate(reg, pages, found.citation, memo)
     if reason_code(verdict.reason) == RENAMED:
         return _renamed(found, verdict.reason, reg, pages)
     if verdict.reason:
@@ -205,9 +227,13 @@ def _lands(link: str, proven: str) -> bool:
 def _read_note(path: Path) -> str:
     # guides.read_utf8 says the same, but importing guides costs markdown-it's ~70 ms
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_NOTE_BYTES + 1)   # never more: a 10 GB (sparse) file is refused
     except OSError as err:
         raise CheckUsageError(f"{path}: cannot read ({err.strerror})") from None
+    if len(data) > MAX_NOTE_BYTES:
+        raise CheckUsageError(f"{path}: larger than the {MAX_NOTE_BYTES // 2**20} MiB limit for "
+                              "one note (fix: split it into smaller notes)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -229,7 +255,8 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
     except BuildError as err:
         raise CheckUsageError(f"cannot load the regulation: {err}") from None
     pages = Pages(site)
-    results = tuple(judge(c, reg, pages) for c in founds)
+    memo: dict = {}
+    results = tuple(judge(c, reg, pages, memo) for c in founds)
     return Report(tuple(files), results, as_of), texts
 
 

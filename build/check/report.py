@@ -10,12 +10,25 @@ github  ``::error file=…,line=…,col=…,title=…::message`` per failure, wh
 from __future__ import annotations
 
 import json
+import re
 
 from citavial.build.check.notes import Report, Result
 from citavial.build.refs import RefError, fragment
 
 SCHEMA = "citavial-check/1"
 FORMATS = ("human", "json", "github")
+
+
+# C0/C1 controls (newline, CR, ESC, NEL…), line/paragraph separators and the bidi overrides: a
+# note's text must not start a new output line (GitHub Actions acts on any "::warning::" line
+# in a job's log), move the terminal cursor, or reorder what the reader sees.
+UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e"
+                         "\u2066-\u2069]")
+
+
+def printable(s: str) -> str:
+    """``s`` on one line with every control character shown as a Python-style escape."""
+    return UNPRINTABLE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), s)
 
 
 def _ref(result: Result) -> str:
@@ -43,9 +56,9 @@ def summary(report: Report, fixed: dict | None = None) -> str:
 
 
 def human(report: Report, verbose: bool = False, fixed: dict | None = None) -> str:
-    lines = [f"{r.found.citation.file}:{r.found.citation.line}:{r.found.col}: {_message(r)}"
-             for r in report.results if verbose or not r.ok]
-    return "\n".join(lines + [summary(report, fixed)]) + "\n"
+    lines = [printable(f"{r.found.citation.file}:{r.found.citation.line}:{r.found.col}: "
+                       f"{_message(r)}") for r in report.results if verbose or not r.ok]
+    return "\n".join(lines + [printable(summary(report, fixed))]) + "\n"
 
 
 def as_json(report: Report, fixed: dict | None = None) -> str:
@@ -81,11 +94,11 @@ def github(report: Report, fixed: dict | None = None) -> str:
     lines = []
     for r in report.failed:
         c = r.found.citation
-        props = (f"file={_escape_prop(c.file)},line={c.line},col={r.found.col},"
+        props = (f"file={_escape_prop(printable(c.file))},line={c.line},col={r.found.col},"
                  f"title={_escape_prop('citavial check: ' + r.code)}")
-        lines.append(f"::error {props}::{_escape_data(_message(r))}")
-    return "\n".join(lines + [summary(report, fixed)]) + "\n"
+        lines.append(f"::error {props}::{_escape_data(printable(_message(r)))}")
+    return "\n".join(lines + [printable(summary(report, fixed))]) + "\n"
 
 
 def github_error(message: str) -> str:
-    return f"::error title=citavial check::{_escape_data(message)}\n"
+    return f"::error title=citavial check::{_escape_data(printable(message))}\n"

@@ -1,0 +1,87 @@
+"""Benchmark: `citavial check` throughput (MB/s) on hostile notes and on normal ones (issue 26).
+
+Prints figures; asserts nothing. Run:
+    .venv/bin/python tests/bench/bench_check_hostile.py [--runs 3]
+Target (issue 26): >= 5 MB/s on the hostile notes (before the fix: a 1.2 MB note of repeated
+``(cita:`` ran past 60 s, 0.8 MB of ``«x» <!-- cita:`` 8.9 s, 20,000 valid citations 16.4 s).
+Each note is written to a temporary file and checked in-process by ``check_notes`` (read, scan,
+gate) against a warm regulation cache, so the figure is the check's own, not the one-off render;
+the best of ``--runs`` is printed (other sessions' load only ever slows a run down).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from citavial.build.check.notes import check_notes  # noqa: E402
+from citavial.build.content.guides import read_guides  # noqa: E402
+from citavial.build.refs import fragment  # noqa: E402
+
+AS_OF = "2026-11-29"
+
+
+def _valid_lines() -> list[str]:
+    cits = [c for g in read_guides(ROOT / "site_src" / "content") for c in g.citations]
+    return [f"- [«{c.quote}»](cita:{fragment(c.ref)})" for c in cits]
+
+
+def notes() -> dict[str, str]:
+    valid = _valid_lines()
+    normal = "\n\n".join(p.read_text("utf-8")
+                         for p in sorted((ROOT / "site_src" / "content").rglob("*.md")))
+    return {
+        "hostile: 1.2 MB of '(cita:' on one line": "(cita:" * 200_000,
+        "hostile: 0.8 MB of '«x» <!-- cita:'": "«x» <!-- cita:" * 57_000,
+        "hostile: 0.8 MB of '[«' lines": "[«\n" * 200_000,
+        "hostile: 0.5 MB of unclosed backtick runs": ("``a" * 1000 + "\n") * 170,
+        "hostile: 20,000 valid citations": "\n".join(valid[i % len(valid)]
+                                                     for i in range(20_000)) + "\n",
+        f"normal: the study guides' prose ({len(valid)} citations)": normal,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    as_of = date.fromisoformat(AS_OF)
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp) / "cache"
+        kw = dict(corpus=ROOT / "corpus", site_src=ROOT / "site_src", as_of=as_of,
+                  cache_dir=cache)
+        warm = Path(tmp) / "warm.md"
+        warm.write_text("nada\n", "utf-8")
+        check_notes([warm], **kw)                      # fills the regulation cache once
+        t0 = time.perf_counter()
+        check_notes([warm], **kw)
+        fixed = time.perf_counter() - t0               # loading the cached regulation
+        print(f"citavial check throughput, best of {args.runs} (python "
+              f"{sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f} on "
+              f"{os.cpu_count()} cores); target >= 5 MB/s on hostile notes")
+        print(f"  fixed cost per run (the cached regulation loaded): {fixed:.2f} s; MB/s "
+              "below count the whole run")
+        for name, text in notes().items():
+            path = Path(tmp) / "note.md"
+            path.write_text(text, "utf-8")
+            size = path.stat().st_size
+            best, n = float("inf"), 0
+            for _ in range(args.runs):
+                t0 = time.perf_counter()
+                report, _ = check_notes([path], **kw)
+                best = min(best, time.perf_counter() - t0)
+                n = len(report.results)
+            print(f"  {name}: {size / 1e6:.2f} MB, {n} citation(s) judged, "
+                  f"{best:.2f} s, {size / 1e6 / best:.1f} MB/s")
+
+
+if __name__ == "__main__":
+    main()
