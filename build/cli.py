@@ -58,7 +58,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from citavial.build.check.notes import CheckUsageError, check_notes, fix_links
     try:
         report, texts = check_notes(args.paths, corpus=args.corpus, site_src=args.site_src,
-                                    as_of=args.as_of, cache_dir=args.cache_dir)
+                                    as_of=args.as_of, cache_dir=args.cache_dir,
+                                    base_url=args.base_url)
         fixed = fix_links(report, texts, args.base_url) if args.fix_links else {}
     except (CheckUsageError, OSError) as err:
         message = out.printable(f"citavial check: error: {err}")
@@ -88,8 +89,9 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
                    help="rewrite each verified citation's link to its proven deep link "
                         "(the ref stays in the link title)")
     c.add_argument("--base-url", default="",
-                   help="where the site is published, prefixed to --fix-links links, "
-                        "e.g. https://example.org/citavial/ (default: site-relative links)")
+                   help="where the site is published, prefixed to --fix-links links and "
+                        "the only absolute links a citation may hold, e.g. "
+                        "https://example.org/citavial/ (default: site-relative links only)")
     c.add_argument("-v", "--verbose", action="store_true", help="also list passing citations")
     c.add_argument("--as-of", type=_as_of, default=date.today(),
                    help="date whose in-force wording is checked (default: today)")

@@ -29,7 +29,7 @@ EXPECTED = {3: "ref-unknown", 4: "ref-unknown", 5: "ref-repealed", 6: "too-short
             7: "row-not-found", 8: "row-ambiguous", 9: "row-spans-passages", 10: "ambiguous",
             11: "outside-passage", 12: "outside-passage", 13: "not-literal", 14: "not-literal",
             15: "straddles-blocks", 16: "not-word-bounded", 17: "not-found", 18: "malformed",
-            19: "stale-link", 20: "ref-unknown", 21: "ref-renamed"}
+            19: "stale-link", 20: "ref-unknown", 21: "ref-renamed", 22: "link-not-allowed"}
 # Unreachable on the real corpus: every run of 2–5 consecutive blocks on every in-force page
 # was tried as a row quote and each one that is found gets a text-fragment link.
 UNREACHABLE = {"row-not-selectable"}
@@ -150,7 +150,8 @@ def test_fix_links_rewrites_and_then_passes(capsys, cache, tmp_path):
             ) in text and '"cita:art82.1")' in text
     assert "`[«palabras exactas»](cita:art48.1.a)`" in text     # code examples untouched
     assert oct(note.stat().st_mode & 0o777) == "0o640"
-    code, out, _ = run(capsys, cache, note, "--format", "json")
+    code, out, _ = run(capsys, cache, note, "--format", "json", "--base-url",
+                       "https://example.org/rgc/")
     assert code == 0 and [r["form"] for r in json.loads(out)["results"]] == \
         ["linked", "linked", "comment"]
 
@@ -237,5 +238,5 @@ def test_console_script_subprocess(cache):
                            "--cache-dir", str(cache)], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert proc.returncode == 1, proc.stderr
-    assert proc.stdout.strip().splitlines()[-1].startswith("citavial check: 24 citation(s) in "
-                                                           "3 file(s), 5 ok, 19 failed")
+    assert proc.stdout.strip().splitlines()[-1].startswith("citavial check: 25 citation(s) in "
+                                                           "3 file(s), 5 ok, 20 failed")

@@ -23,6 +23,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from citavial.build.check.cache import site_for_check
 from citavial.build.errors import BuildError
@@ -44,10 +45,12 @@ NEWLINE = re.compile("\n")
 MAX_NOTE_BYTES = 16 * 2**20
 MALFORMED = "malformed"
 STALE_LINK = "stale-link"
+UNSAFE_LINK = "link-not-allowed"
 RENAMED = "ref-renamed"   # a gate reason (verify.REASONS) that --fix-links can repair
-# Codes `check` adds to the gate's own (verify.REASONS): a citation it cannot read, and a
-# --fix-links link that no longer lands on its quote.
-CHECK_REASONS = ((MALFORMED, "malformed citation"), (STALE_LINK, "stale link"))
+# Codes `check` adds to the gate's own (verify.REASONS): a citation it cannot read, a
+# --fix-links link that no longer lands on its quote, and a link that leaves the site.
+CHECK_REASONS = ((MALFORMED, "malformed citation"), (STALE_LINK, "stale link"),
+                 (UNSAFE_LINK, "link not allowed"))
 
 
 class CheckUsageError(Exception):
@@ -191,11 +194,18 @@ def _gate(reg, pages: Pages, cit: Citation, memo: dict | None) -> QuoteCheck:
     return replace(memo[key], citation=cit)
 
 
-def judge(found: Found, reg, pages: Pages, memo: dict | None = None) -> Result:
-    """The gate's verdict on one citation, plus check's own two rules (malformed, stale link)."""
+def judge(found: Found, reg, pages: Pages, memo: dict | None = None,
+          base_url: str = "") -> Result:
+    """The gate's verdict on one citation, plus check's own rules (malformed, stale link, a
+    link that leaves the site)."""
     if found.form == MALFORMED:
         return Result(found, MALFORMED, "malformed citation: write [«exact words»](cita:art48.1.a) "
                       "or «exact words» <!-- cita: art48.1.a --> (no « » [ ] inside the quote)")
+    if found.form == "linked" and not site_link(found.link, base_url):
+        return Result(found, UNSAFE_LINK, f"link not allowed: {found.link} is neither a relative "
+                      "link nor an http(s) link under --base-url "
+                      f"{base_url or '(none given)'}; a linked citation may only point into the "
+                      "site (fix: write [«…»](cita:REF) and run `citavial check --fix-links`)")
     verdict = _gate(reg, pages, found.citation, memo)
     if reason_code(verdict.reason) == RENAMED:
         return _renamed(found, verdict.reason, reg, pages)
@@ -217,6 +227,23 @@ def _renamed(found: Found, reason: str, reg, pages: Pages) -> Result:
         return Result(found, reason_code(again.reason), f"{again.reason} ({reason})")
     return Result(found, RENAMED, f"{reason}; `citavial check --fix-links` rewrites it",
                   again.url, new)
+
+
+def site_link(link: str, base_url: str) -> bool:
+    """A link a reader may follow from a checked citation: relative (no scheme, no host, no
+    backslash that a browser would read as a slash), or http(s) under ``base_url`` — never
+    ``javascript:``, ``data:`` or another host that merely ends with the proven fragment."""
+    if "\\" in link:
+        return False
+    parts = urlsplit(link)
+    if not parts.scheme and not parts.netloc:
+        return True
+    if not base_url or parts.scheme.lower() not in ("http", "https"):
+        return False
+    base = urlsplit(base_url if base_url.endswith("/") else base_url + "/")
+    return (parts.scheme.lower(), parts.netloc.lower()) == (base.scheme.lower(),
+                                                            base.netloc.lower()) \
+        and parts.path.startswith(base.path)
 
 
 def _lands(link: str, proven: str) -> bool:
@@ -243,8 +270,10 @@ def _read_note(path: Path) -> str:
 
 
 def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
-                cache_dir: Path | None = None) -> tuple[Report, dict[Path, str]]:
-    """Check every citation in ``paths``; also return each file's text (for --fix-links)."""
+                cache_dir: Path | None = None,
+                base_url: str = "") -> tuple[Report, dict[Path, str]]:
+    """Check every citation in ``paths``; also return each file's text (for --fix-links).
+    ``base_url`` is where the site is published: the only absolute links a citation may hold."""
     files = note_files(paths)
     texts: dict[Path, str] = {}
     for f in files:
@@ -256,7 +285,7 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
         raise CheckUsageError(f"cannot load the regulation: {err}") from None
     pages = Pages(site)
     memo: dict = {}
-    results = tuple(judge(c, reg, pages, memo) for c in founds)
+    results = tuple(judge(c, reg, pages, memo, base_url) for c in founds)
     return Report(tuple(files), results, as_of), texts
 
 

@@ -85,3 +85,47 @@ def test_note_text_cannot_write_lines_or_controls_into_the_log(cache, tmp_path, 
     assert not any(ln.startswith("::warning") for ln in lines)
     assert not any(ch in proc.stdout for ch in ("\x1b", "\r", "\u202e"))
     assert "\\n::warning" in lines[0] and "\\x1b" in lines[0]
+
+
+# -- 5. a linked citation may only point into the site ----------------------------------------
+
+QUOTE = "el adelantamiento deberá efectuarse por la izquierda del vehículo que se pretende adelantar"
+PROVEN = ("art82.html#art82-1:~:text=el%20adelantamiento%20deber%C3%A1%20efectuarse%20por%20la"
+          "%20izquierda%20del%20veh%C3%ADculo%20que%20se%20pretende%20adelantar")
+BASE = "https://autoescuela.example/rgc/"
+LINKS = [
+    pytest.param(PROVEN, "", id="site-relative"),
+    pytest.param("../rgc/" + PROVEN, "", id="relative-folder"),
+    pytest.param(BASE + PROVEN, "", id="on-base-url"),
+    pytest.param("HTTPS://AUTOESCUELA.EXAMPLE/rgc/" + PROVEN, "", id="on-base-url-uppercase"),
+    pytest.param("javascript:fetch%28%29//" + PROVEN, "link-not-allowed", id="javascript"),
+    pytest.param("JavaScript:x//" + PROVEN, "link-not-allowed", id="javascript-mixed-case"),
+    pytest.param("data:text/html,x/" + PROVEN, "link-not-allowed", id="data"),
+    pytest.param("https://evil.example/" + PROVEN, "link-not-allowed", id="other-host"),
+    pytest.param("https://autoescuela.example.evil.example/rgc/" + PROVEN, "link-not-allowed",
+                 id="base-host-as-prefix"),
+    pytest.param("https://autoescuela.example@evil.example/rgc/" + PROVEN, "link-not-allowed",
+                 id="userinfo-trick"),
+    pytest.param("//evil.example/" + PROVEN, "link-not-allowed", id="scheme-relative"),
+    pytest.param("/\\evil.example/" + PROVEN, "link-not-allowed", id="backslash-host"),
+    pytest.param("http://autoescuela.example/otro/" + PROVEN, "link-not-allowed",
+                 id="base-host-other-folder"),
+    pytest.param("ftp://autoescuela.example/rgc/" + PROVEN, "link-not-allowed", id="ftp"),
+]
+
+
+@pytest.mark.parametrize("link, code", LINKS)
+def test_linked_citation_passes_only_into_the_site(cache, tmp_path, link, code):
+    note = tmp_path / "enlace.md"
+    note.write_text(f'[«{QUOTE}»]({link} "cita:art82.1")\n', "utf-8")
+    proc = check(cache, note, "--format", "json", "--base-url", BASE)
+    doc = json.loads(proc.stdout)
+    assert [r["code"] for r in doc["results"]] == [code], doc["results"]
+    assert proc.returncode == (1 if code else 0)
+
+
+def test_absolute_link_needs_the_base_url(cache, tmp_path):
+    note = tmp_path / "enlace.md"
+    note.write_text(f'[«{QUOTE}»]({BASE}{PROVEN} "cita:art82.1")\n', "utf-8")
+    doc = json.loads(check(cache, note, "--format", "json").stdout)
+    assert [r["code"] for r in doc["results"]] == ["link-not-allowed"]
