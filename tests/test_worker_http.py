@@ -99,7 +99,7 @@ def raw_ask(port, question="¿Puedo conducir con auriculares?") -> socket.socket
     """A POST on a bare socket, so the test can read the stream byte by byte or hang up."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     body = json.dumps({"question": question}).encode()
-    sock.sendall(b"POST /api/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    sock.sendall(b"POST /api/ask HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                  b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
     return sock
 
@@ -116,7 +116,7 @@ def recv_until(sock: socket.socket, needle: bytes, seen: bytes = b"") -> bytes:
 
 def raw_get(port, path: str) -> bytes:
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
     out = b""
     while chunk := sock.recv(65536):
         out += chunk
@@ -279,10 +279,11 @@ def test_search_endpoint(server):
     assert r.status == 400 and "'q'" in json.loads(r.read())["error"]
 
 
-def test_cors_only_for_local_origins(server):
-    port, _ = server()
+def test_cors_only_for_configured_origins(server):
+    port, state = server()
+    state.allowed_origins = ("null", "http://127.0.0.1:8080")   # serve --allow-origin …
     for origin, allowed in (("null", True), ("http://127.0.0.1:8080", True),
-                            ("https://evil.example", False)):
+                            ("http://127.0.0.1:8081", False), ("https://evil.example", False)):
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         c.request("OPTIONS", "/api/ask", headers={"Origin": origin})
         r = c.getresponse()

@@ -36,6 +36,13 @@ def add_parsers(subparsers) -> None:
     s.add_argument("--log-questions", action="store_true",
                    help="write each question to the log (debugging only; off by default so "
                         "that students' questions are not recorded)")
+    s.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="let pages of this origin use the API (CORS), e.g. "
+                        "http://127.0.0.1:9000, or null for the site opened from file://; "
+                        "repeatable (default: none — the site served here needs none)")
+    s.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="a Host name the worker answers to besides IP addresses and "
+                        "localhost (against DNS rebinding); repeatable")
     s.set_defaults(func=_cmd_serve)
 
     a = subparsers.add_parser("ask", help="answer a question (or a file of them) and exit")
@@ -93,7 +100,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from citavial.worker.http.serve import serve
     serve(args.dist, host=args.host, port=args.port, ask_per_minute=args.rate,
           max_waiting=args.queue, load_llm=not args.no_model, model_lead=args.model_lead,
-          log_questions=args.log_questions)
+          log_questions=args.log_questions, allowed_origins=tuple(args.allow_origin),
+          allowed_hosts=tuple(args.allowed_host))
     return 0
 
 

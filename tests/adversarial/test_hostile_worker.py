@@ -71,3 +71,85 @@ def test_metrics_series_constant_after_10000_made_up_paths(client):
     assert _series(after) == _series(before)
     assert len(after) < len(before) + 200     # only the counts' digits grew
     assert b"9999" not in after
+
+
+# -- 7. cross-site ---------------------------------------------------------------------------
+
+ORIGINS = [
+    pytest.param("null", (), False, id="null-by-default"),
+    pytest.param("null", ("null",), True, id="null-when-configured"),
+    pytest.param("http://localhost:9000", (), False, id="other-local-port-by-default"),
+    pytest.param("http://localhost:9000", ("http://localhost:9000",), True,
+                 id="configured-origin"),
+    pytest.param("https://localhost:9000", ("http://localhost:9000",), False,
+                 id="other-scheme-same-host"),
+    pytest.param("chrome-extension://localhost", (), False, id="any-scheme-localhost"),
+    pytest.param("https://evil.example", ("null",), False, id="foreign"),
+]
+
+
+@pytest.mark.parametrize("origin, configured, allowed", ORIGINS)
+@pytest.mark.parametrize("method, path", [("OPTIONS", "/api/ask"), ("GET", "/health"),
+                                          ("GET", "/api/search?q=auriculares")])
+def test_cors_only_for_configured_origins(tmp_path, origin, configured, allowed, method, path):
+    state = make_state(tmp_path)
+    state.allowed_origins = configured
+    resp = create_app(state).test_client().open(path, method=method, headers={
+        "Origin": origin, "Access-Control-Request-Method": "POST"})
+    assert (resp.headers.get("Access-Control-Allow-Origin") == origin) is allowed
+
+
+HOSTS = [
+    pytest.param("127.0.0.1:8000", (), 200, id="loopback-ip"),
+    pytest.param("[::1]:8000", (), 200, id="loopback-ipv6"),
+    pytest.param("localhost:8000", (), 200, id="localhost"),
+    pytest.param("LOCALHOST", (), 200, id="localhost-upper"),
+    pytest.param("evil.example:8000", (), 421, id="rebound-name"),
+    pytest.param("localhost.evil.example", (), 421, id="lookalike"),
+    pytest.param("aula.example:8000", ("aula.example",), 200, id="configured-name"),
+]
+
+
+@pytest.mark.parametrize("host, configured, status", HOSTS)
+@pytest.mark.parametrize("path", ["/health", "/api/search?q=auriculares", "/index.html"])
+def test_host_header_checked_against_dns_rebinding(tmp_path, host, configured, status, path):
+    state = make_state(tmp_path)
+    state.allowed_hosts = configured
+    resp = create_app(state).test_client().get(path, headers={"Host": host})
+    assert resp.status_code == status, resp.data[:200]
+    if status == 421:
+        assert resp.get_json()["status"] == 421
+
+
+@pytest.mark.parametrize("headers", [
+    pytest.param({}, id="no-content-type"),
+    pytest.param({"Content-Type": "text/plain"}, id="text-plain"),          # no-cors fetch
+    pytest.param({"Content-Type": "application/x-www-form-urlencoded"}, id="form-post"),
+    pytest.param({"Content-Type": "multipart/form-data; boundary=x"}, id="multipart"),
+])
+def test_ask_needs_a_json_content_type_before_spending_the_rate_budget(tmp_path, headers):
+    """What a page can send cross-site without a preflight never reaches the answer path, and
+    costs the student no rate budget."""
+    state = make_state(tmp_path)
+    state.ask_limiter = RateLimiter(1, 1)          # one question per minute
+    client = create_app(state).test_client()
+    body = '{"question": "¿Se puede conducir con auriculares?"}'.encode()
+    for _ in range(3):
+        resp = client.post("/api/ask", data=body, headers=headers)
+        assert resp.status_code == 400 and resp.get_json()["status"] == 400
+    resp = client.post("/api/ask", data=body, headers={"Content-Type": "application/json"})
+    assert resp.status_code == 200 and b"event: done" in resp.data
+
+
+def test_health_shows_no_home_paths(tmp_path):
+    from dataclasses import replace
+    from pathlib import Path
+
+    from citavial.worker.lead.model import ModelStatus
+    home = str(Path.home())
+    state = make_state(tmp_path)
+    state.deps = replace(state.deps, model=None, model_status=ModelStatus(
+        False, "completion", f"{home}/.cache/m.gguf", "m.gguf", None,
+        f"model file not found at {home}/.cache/m.gguf"))
+    raw = create_app(state).test_client().get("/health").get_data(as_text=True)
+    assert home + "/" not in raw and "~/.cache/m.gguf" in raw

@@ -142,7 +142,7 @@ def test_1mb_of_headers_is_refused_and_the_server_stays_up(site_worker):
     port, _ = site_worker
     sock = socket.create_connection(("127.0.0.1", port), timeout=15)
     try:
-        head = b"GET /health HTTP/1.1\r\nHost: x\r\n" + b"".join(
+        head = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"".join(
             b"X-H%d: %s\r\n" % (i, b"b" * 1000) for i in range(1024)) + b"\r\n"
         try:
             sock.sendall(head)
@@ -164,7 +164,7 @@ def test_slow_partial_request_does_not_block_others(site_worker):
     stalled = [socket.create_connection(("127.0.0.1", port), timeout=15) for _ in range(10)]
     try:
         for s in stalled:
-            s.sendall(b"POST /api/ask HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"qu")
+            s.sendall(b"POST /api/ask HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"qu")
         status, _, raw = request(port, "GET", "/api/search?q=velocidad%20autopista&k=3",
                                  timeout=10)
         assert status == 200 and json.loads(raw)["hits"]
@@ -248,10 +248,12 @@ def test_full_queue_gives_503_with_retry_after(scripted_server):
     pytest.param("http://evil.example", False, id="foreign-origin"),
     pytest.param("http://127.0.0.1.evil.example", False, id="lookalike-origin"),
     pytest.param("http://localhost.evil.example:8000", False, id="lookalike-localhost"),
-    pytest.param("null", True, id="file-origin-null"),
-    pytest.param("http://127.0.0.1:9999", True, id="other-local-port"),
+    pytest.param("null", False, id="null-origin-unless-configured"),   # sandboxed iframes too
+    pytest.param("https://localhost", False, id="other-scheme-localhost"),
+    pytest.param("http://127.0.0.1:9999", False, id="other-local-port-unless-configured"),
 ])
-def test_cors_only_for_local_origins(site_worker, origin, allowed):
+def test_cors_only_for_configured_origins(site_worker, origin, allowed):
+    """issue 26.7: no origin gets CORS by default (the site served here is same-origin)."""
     port, _ = site_worker
     status, headers, _ = request(port, "OPTIONS", "/api/ask", headers={
         "Origin": origin, "Access-Control-Request-Method": "POST"})
@@ -272,7 +274,7 @@ def test_static_files_do_not_escape_dist(site_worker, path):
     port, _ = site_worker
     sock = socket.create_connection(("127.0.0.1", port), timeout=15)
     try:   # raw request line: no client-side normalisation of the path
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
         reply = b""
         while chunk := sock.recv(65536):
             reply += chunk

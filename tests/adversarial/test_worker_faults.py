@@ -171,7 +171,7 @@ def test_client_disconnect_mid_stream_stops_real_generation(real_state):
     try:
         sock = socket.create_connection(("127.0.0.1", port), timeout=60)
         body = json.dumps({"question": "¿Cuál es la velocidad máxima en autopista?"}).encode()
-        sock.sendall(b"POST /api/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        sock.sendall(b"POST /api/ask HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\n\r\n" % len(body) + body)
         seen = b""
         while b"event: token" not in seen:

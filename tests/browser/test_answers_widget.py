@@ -25,7 +25,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def worker(built_site):
-    state = load_state(built_site, ask_per_minute=0)
+    # --allow-origin null: the documented way to use the widget from a page opened from disk
+    state = load_state(built_site, ask_per_minute=0, allowed_origins=("null",))
     assert state.deps is not None, state.unavailable
     with ServerThread(state) as srv:
         yield srv, state

@@ -16,13 +16,13 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
-from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from citavial.build.headers import security_headers
 from citavial.worker.answer.ask import Deps, answer
+from citavial.worker.http.crosssite import add_cors, host_allowed, without_home
 from citavial.worker.http.limits import InferenceSlot, QueueFull, RateLimiter
 from citavial.worker.http.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from citavial.worker.http.metrics import Metrics
@@ -48,6 +48,8 @@ class WorkerState:
     slot: InferenceSlot = field(default_factory=lambda: InferenceSlot(max_waiting=4))
     metrics: Metrics = field(default_factory=Metrics)
     log_questions: bool = False           # privacy: questions are never logged unless asked
+    allowed_origins: tuple[str, ...] = () # CORS (serve --allow-origin); same-origin needs none
+    allowed_hosts: tuple[str, ...] = ()   # Host names besides IP literals and localhost
 
 
 def error(message: str, status: int, headers: dict | None = None) -> Response:
@@ -67,10 +69,17 @@ def create_app(state: WorkerState) -> Flask:
     m.set("citavial_model_loaded",
           1 if state.deps is not None and state.deps.model is not None else 0)
 
+    @app.before_request
+    def _host_check() -> Response | None:
+        if host_allowed(request.host, state.allowed_hosts):
+            return None
+        return error(f"Host {request.host!r} is not this worker's name; open it as "
+                     "http://127.0.0.1:PORT/ or start it with --allowed-host NAME", 421)
+
     @app.after_request
     def _count(resp: Response) -> Response:
         m.inc("citavial_requests_total", endpoint=_endpoint_label(), status=str(resp.status_code))
-        _cors(resp)
+        add_cors(request, resp, state.allowed_origins)
         for name, value in SECURITY_HEADERS.items():
             resp.headers.setdefault(name, value)
         return resp
@@ -122,8 +131,11 @@ def _limited(limiter: RateLimiter, state: WorkerState, what: str) -> Response | 
 def _ask(state: WorkerState) -> Response:
     if request.method == "OPTIONS":
         return Response(status=204)
-    if state.deps is None:
+    deps = state.deps   # one state per request: a reload swaps state.deps, never this one
+    if deps is None:
         return error(f"the worker cannot answer: {state.unavailable}", 503)
+    if request.mimetype != "application/json":   # before the rate budget: a no-cors page
+        return error(f"Content-Type is {request.mimetype!r}; send application/json", 400)
     refused = _limited(state.ask_limiter, state, "questions")
     if refused:
         return refused
@@ -140,12 +152,14 @@ def _ask(state: WorkerState) -> Response:
         return error("the worker is busy (queue full); try again shortly", 503,
                      {"Retry-After": "2"})
     cancelled = request.environ.get("waitress.client_disconnected", lambda: False)
-    return Response(_Stream(state, question, ticket, cancelled), mimetype="text/event-stream",
+    return Response(_Stream(state, deps, question, ticket, cancelled),
+                    mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 def _search(state: WorkerState) -> Response:
-    if state.deps is None:
+    deps = state.deps
+    if deps is None:
         return error(f"the worker cannot search: {state.unavailable}", 503)
     refused = _limited(state.search_limiter, state, "searches")
     if refused:
@@ -154,7 +168,6 @@ def _search(state: WorkerState) -> Response:
         q, k = parse_search_args(request.args)
     except InvalidInput as bad:
         return error(str(bad), 400)
-    deps = state.deps
     result = deps.retriever.search(q, k)
     hits = []
     for h in result.hits:
@@ -172,7 +185,7 @@ def _search(state: WorkerState) -> Response:
 
 
 def _health(state: WorkerState) -> Response:
-    report = health_report(state)
+    report = without_home(health_report(state))
     return Response(json.dumps(report, ensure_ascii=False), mimetype="application/json",
                     status=200 if report["ok"] else 503)
 
@@ -189,8 +202,9 @@ class _Stream:
     A class, not a bare generator, so that ``close()`` — called by the server when the client
     has gone, even before the first byte — always gives the queue place back."""
 
-    def __init__(self, state: WorkerState, question: str, ticket, cancelled) -> None:
-        self.state, self.question, self.ticket, self.cancelled = state, question, ticket, cancelled
+    def __init__(self, state: WorkerState, deps: Deps, question: str, ticket, cancelled) -> None:
+        self.state, self.deps, self.question = state, deps, question
+        self.ticket, self.cancelled = ticket, cancelled
         self._gen: Iterator[bytes] | None = None
 
     def __iter__(self) -> Iterator[bytes]:
@@ -201,7 +215,7 @@ class _Stream:
         state = self.state
         try:
             with self.ticket.hold():
-                events = observe(answer(self.question, state.deps, cancelled=self.cancelled),
+                events = observe(answer(self.question, self.deps, cancelled=self.cancelled),
                                  state.metrics)
                 try:
                     for name, data in events:
@@ -263,16 +277,3 @@ def _endpoint_label() -> str:
 
 def _client() -> str:
     return request.remote_addr or "unknown"
-
-
-def _cors(resp: Response) -> None:
-    """The site may be opened from file:// (Origin "null") or another local port."""
-    origin = request.headers.get("Origin")
-    if not origin or not request.path.startswith(("/api/", "/health")):
-        return
-    host = urlsplit(origin).hostname if origin != "null" else "null"
-    if host in ("null", "127.0.0.1", "localhost", "::1"):
-        resp.headers["Access-Control-Allow-Origin"] = origin
-        resp.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
-        resp.headers["Access-Control-Allow-Headers"] = "Content-Type"
-        resp.headers["Vary"] = "Origin"

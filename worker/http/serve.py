@@ -65,7 +65,8 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
 
 
 def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int = 4,
-               log_questions: bool = False, **kwargs) -> WorkerState:
+               log_questions: bool = False, allowed_origins: tuple[str, ...] = (),
+               allowed_hosts: tuple[str, ...] = (), **kwargs) -> WorkerState:
     deps, why, index = load_deps(dist_dir, **kwargs)
     if deps is None:
         log.warning("worker cannot answer: %s", why)
@@ -75,7 +76,9 @@ def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int =
                        ask_limiter=RateLimiter(ask_per_minute, burst=max(1, int(
                            min(ask_per_minute, 5)))),
                        search_limiter=RateLimiter(ask_per_minute * 6, burst=20),
-                       slot=InferenceSlot(max_waiting), log_questions=log_questions)
+                       slot=InferenceSlot(max_waiting), log_questions=log_questions,
+                       allowed_origins=tuple(allowed_origins),
+                       allowed_hosts=tuple(allowed_hosts))
 
 
 def make_server(state: WorkerState, host: str = "127.0.0.1", port: int = 8000,

@@ -31,7 +31,7 @@ def check_question(value: object, field: str = "question") -> str:
 
 def parse_ask_body(body: bytes, mimetype: str) -> str:
     """The question of a POST /api/ask body (JSON object, UTF-8)."""
-    if mimetype not in ("application/json", ""):
+    if mimetype != "application/json":
         raise InvalidInput(f"Content-Type is {mimetype!r}; send application/json")
     try:
         text = body.decode("utf-8")
