@@ -153,3 +153,65 @@ def test_health_shows_no_home_paths(tmp_path):
         f"model file not found at {home}/.cache/m.gguf"))
     raw = create_app(state).test_client().get("/health").get_data(as_text=True)
     assert home + "/" not in raw and "~/.cache/m.gguf" in raw
+
+
+# -- 3. a rebuilt or removed dist/ is never served with the allowlist loaded before ----------
+
+def _wait_health(client, ok: bool, timeout: float = 120) -> dict:
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        resp = client.get("/health")
+        if (resp.status_code == 200) is ok or time.monotonic() > deadline:
+            return resp.get_json()
+        time.sleep(0.1)
+
+
+def _rebuild(dist, tmp_path):
+    """What `citavial build` does to a running worker's dist/: a new folder swapped in whole,
+    here with an allowlist that differs (another as_of written into it)."""
+    import json
+    import shutil
+    new = tmp_path / "dist.stage"
+    shutil.copytree(dist, new)
+    doc = json.loads((new / "allowlist.json").read_text("utf-8"))
+    doc["as_of"] = "2031-01-01"
+    (new / "allowlist.json").write_text(json.dumps(doc, ensure_ascii=False), "utf-8")
+    dist.rename(tmp_path / "dist.old")
+    new.rename(dist)
+    shutil.rmtree(tmp_path / "dist.old")
+
+
+def test_worker_reloads_a_rebuilt_dist_and_stops_on_a_removed_one(tmp_path):
+    import hashlib
+    import shutil
+
+    from support import built_site_dir
+
+    from citavial.worker.http.serve import load_state
+    dist = tmp_path / "dist"
+    shutil.copytree(built_site_dir(), dist)
+    state = load_state(dist, ask_per_minute=0, load_llm=False)
+    client = create_app(state).test_client()
+    first = client.get("/health").get_json()
+    assert first["ok"] and first["allowlist"]["as_of"] != "2031-01-01"
+
+    _rebuild(dist, tmp_path)
+    on_disk = hashlib.sha256((dist / "allowlist.json").read_bytes()).hexdigest()
+    right_after = client.get("/health")                # never ok with the old allowlist
+    assert right_after.status_code == 503 or \
+        right_after.get_json()["allowlist"]["sha256"] == on_disk
+    assert client.get("/api/search?q=auriculares").status_code in (200, 503)
+    again = _wait_health(client, ok=True)
+    assert again["ok"] and again["allowlist"]["sha256"] == on_disk
+    assert state.deps.allowlist.sha256 == on_disk and state.deps.allowlist.as_of == "2031-01-01"
+    hits = client.get("/api/search?q=auriculares").get_json()["hits"]
+    assert hits and all(state.deps.allowlist.get(h["ref"]).text == h["text"] for h in hits)
+
+    shutil.rmtree(dist)                                # dist/ removed under the worker
+    gone = client.get("/health")
+    assert gone.status_code == 503 and gone.get_json()["ok"] is False
+    assert client.get("/api/search?q=auriculares").status_code == 503
+    assert client.post("/api/ask", json={"question": "¿Se puede usar el móvil?"}).status_code \
+        == 503
+    assert _wait_health(client, ok=False)["ok"] is False   # and it stays so

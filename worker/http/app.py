@@ -23,6 +23,7 @@ from werkzeug.exceptions import HTTPException
 from citavial.build.headers import security_headers
 from citavial.worker.answer.ask import Deps, answer
 from citavial.worker.http.crosssite import add_cors, host_allowed, without_home
+from citavial.worker.http.freshness import DistWatch, Reloader
 from citavial.worker.http.limits import InferenceSlot, QueueFull, RateLimiter
 from citavial.worker.http.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from citavial.worker.http.metrics import Metrics
@@ -50,6 +51,8 @@ class WorkerState:
     log_questions: bool = False           # privacy: questions are never logged unless asked
     allowed_origins: tuple[str, ...] = () # CORS (serve --allow-origin); same-origin needs none
     allowed_hosts: tuple[str, ...] = ()   # Host names besides IP literals and localhost
+    watch: DistWatch | None = None        # dist/allowlist.json on disk vs loaded
+    reloader: Reloader | None = None      # loads a new dist/ when ``watch`` sees one
 
 
 def error(message: str, status: int, headers: dict | None = None) -> Response:
@@ -75,6 +78,11 @@ def create_app(state: WorkerState) -> Flask:
             return None
         return error(f"Host {request.host!r} is not this worker's name; open it as "
                      "http://127.0.0.1:PORT/ or start it with --allowed-host NAME", 421)
+
+    @app.before_request
+    def _fresh() -> None:
+        if state.reloader is not None and request.path.startswith(("/api/", "/health")):
+            state.reloader.check(state)
 
     @app.after_request
     def _count(resp: Response) -> Response:

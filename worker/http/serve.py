@@ -20,6 +20,7 @@ from citavial.worker.answer.calibration import load_calibration
 from citavial.worker.answer.cite import Reader
 from citavial.worker.answer.spanlink import SpanLinker
 from citavial.worker.http.app import WorkerState, create_app
+from citavial.worker.http.freshness import DistWatch, Reloader
 from citavial.worker.http.limits import InferenceSlot, RateLimiter
 from citavial.worker.lead.model import load_model, model_mode
 from citavial.worker.lead.prompts import DEFAULT_PROMPTS, PROMPTS_DIR, load_prompt
@@ -67,7 +68,13 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
 def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int = 4,
                log_questions: bool = False, allowed_origins: tuple[str, ...] = (),
                allowed_hosts: tuple[str, ...] = (), **kwargs) -> WorkerState:
+    watch = DistWatch(Path(dist_dir) / "allowlist.json", None)
+    sig = watch._sig
     deps, why, index = load_deps(dist_dir, **kwargs)
+    watch.accept(sig, deps.allowlist.sha256 if deps is not None else None)
+    # a new dist/ is loaded without loading the model again (the reloader keeps this one)
+    again = dict(kwargs, load_llm=False) if kwargs.get("model_lead") else kwargs
+    reloader = Reloader(lambda: load_deps(dist_dir, **again), model_from=deps)
     if deps is None:
         log.warning("worker cannot answer: %s", why)
     elif deps.model is None:
@@ -78,7 +85,7 @@ def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int =
                        search_limiter=RateLimiter(ask_per_minute * 6, burst=20),
                        slot=InferenceSlot(max_waiting), log_questions=log_questions,
                        allowed_origins=tuple(allowed_origins),
-                       allowed_hosts=tuple(allowed_hosts))
+                       allowed_hosts=tuple(allowed_hosts), watch=watch, reloader=reloader)
 
 
 def make_server(state: WorkerState, host: str = "127.0.0.1", port: int = 8000,
