@@ -39,6 +39,11 @@ TABLE = [
     ("BARE_DOMAIN", "search", "¢dgt.es/multas", True),
     ("BARE_DOMAIN", "search", "3.500", False),
     ("BARE_DOMAIN", "search", "km/h.", False),
+    ("BARE_IP", "search", "10.0.0.1/x", True),
+    ("BARE_IP", "search", "(192.168.1.1).", True),
+    ("BARE_IP", "search", "3.500", False),
+    ("BARE_IP", "search", "18.2.3", False),
+    ("BARE_IP", "search", "1.2.3.4.5", False),
     ("BARE_DOMAIN", "search", "art.48", False),
     ("BARE_DOMAIN", "search", "1.º", False),
     ("REF_GLUED", "match", "articulo48", True),
@@ -97,7 +102,7 @@ def test_pattern(name, method, text, hit):
 WORKER_PATTERNS = {
     "SLOT", "SLOT_PREFIX", "URL_SCHEME", "URL_WWW", "EMAIL", "WEB_FILE", "BARE_DOMAIN",
     "CANONICAL_IN_PROSE", "REF_TRIGGER", "REF_DESIGNATOR", "REF_GLUED", "MARKUP_CHARS",
-    "UNSAFE_CHARS", "SENTENCE_OPEN", "WORDS", "QUESTION_FORBIDDEN"}  # SENTENCE_END is a set
+    "UNSAFE_CHARS", "SENTENCE_OPEN", "WORDS", "QUESTION_FORBIDDEN", "BARE_IP"}  # SENTENCE_END: a set
 
 
 def test_every_worker_pattern_has_cases():

@@ -45,6 +45,18 @@ WORDS = [
     ("control", "a\x07b", "ab"),
     ("glued-ref", "artículo48.1,", "(referencia omitida),"),
     ("domain-after-symbol", "¢dgt.es/multas", ""),
+    # issue 26.8: dots and letters that only look different, and bare addresses
+    ("fullwidth-dot", "evil．com", ""),
+    ("ideographic-dot", "evil。com", ""),
+    ("halfwidth-ideographic-dot", "evil｡com/x", ""),
+    ("fullwidth-tld", "evil.ｃｏｍ", ""),
+    ("fullwidth-scheme", "ｈｔｔｐｓ://x", ""),
+    ("fullwidth-www", "www．dgt．es", ""),
+    ("zero-width-in-domain", "ev\u200bil.com", ""),
+    ("bare-ip-path", "10.0.0.1/x", ""),
+    ("bare-ip-in-parens", "(192.168.1.1).", ""),
+    ("three-part-number", "18.2.3", "18.2.3"),
+    ("ordinal-kept-under-nfkc", "2.ª", "2.ª"),
 ]
 
 

@@ -27,6 +27,8 @@ URL_WWW = re.compile(r"(?:^|\W)www\.", re.IGNORECASE)
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 WEB_FILE = re.compile(r"\.(?:html?|php|aspx?|jsp|pdf|xml|json|js|css)\b", re.IGNORECASE)
 BARE_DOMAIN = re.compile(r"[\w-]+\.[a-z]{2,}(?![^\W\d_])", re.IGNORECASE)
+# A dotted IPv4 address ("10.0.0.1/x"): a host as much as a domain is (issue 26.8).
+BARE_IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.]*\d)")
 # Canonical refs and norm numbers in prose: "RD-1428/2003#art48", "#art48", "1428/2003".
 CANONICAL_IN_PROSE = re.compile(r"#|\bRD-\d|\b\d{1,4}/(?:19|20)\d\d\b|REF\b", re.IGNORECASE)
 

@@ -215,3 +215,23 @@ def test_worker_reloads_a_rebuilt_dist_and_stops_on_a_removed_one(tmp_path):
     assert client.post("/api/ask", json={"question": "¿Se puede usar el móvil?"}).status_code \
         == 503
     assert _wait_health(client, ok=False)["ok"] is False   # and it stays so
+
+
+# -- 8. the model lead's sanitizer: look-alike dots and bare addresses -------------------------
+
+LEADS = [
+    pytest.param("Consulte evil．com para el detalle.", "evil", id="fullwidth-dot"),
+    pytest.param("Consulte evil。com para el detalle.", "evil", id="ideographic-dot"),
+    pytest.param("Consulte evil.ｃｏｍ para el detalle.", "evil", id="fullwidth-tld"),
+    pytest.param("Envíe sus datos a 10.0.0.1/x hoy.", "10.0.0.1", id="bare-ip"),
+    pytest.param("Entre en ｈｔｔｐｓ：／／evil.example ya.", "evil", id="fullwidth-url"),
+]
+
+
+@pytest.mark.parametrize("lead, host", LEADS)
+def test_lead_sanitizer_drops_look_alike_hosts_streamed_char_by_char(lead, host):
+    from citavial.worker.lead.sanitize import TextSanitizer
+    s = TextSanitizer()
+    shown = "".join(s.feed(ch) for ch in lead) + s.flush()
+    assert host not in shown and "com" not in shown.split(), shown
+    assert shown.startswith(lead.split()[0])          # the prose around it survives

@@ -17,9 +17,12 @@ word is not known yet, so tokens still reach the client as they are generated.
 
 from __future__ import annotations
 
+import unicodedata
+
 from citavial.build.text import fold as text_fold
 from citavial.worker.patterns import (
     BARE_DOMAIN,
+    BARE_IP,
     CANONICAL_IN_PROSE,
     EMAIL,
     MARKUP_CHARS,
@@ -40,14 +43,28 @@ _CONTINUATIONS = frozenset({
 })
 
 
+# Full stops NFKC leaves as they are, but that a reader (or a browser's address bar) takes for
+# a dot: ideographic, halfwidth ideographic.
+_DOTS = str.maketrans({"\u3002": ".", "\uff61": ".", "\ufe12": "."})
+
+
+def detection_form(word: str) -> str:
+    """What link detection reads: controls dropped, NFKC (fullwidth "．ｃｏｍ" → ".com"), the
+    other full stops made dots — so "evil。com" is the domain it looks like. Only for
+    detection: the word shown keeps its own characters ("1.º" stays "1.º")."""
+    return unicodedata.normalize("NFKC", UNSAFE_CHARS.sub("", word)).translate(_DOTS)
+
+
 def clean_word(word: str) -> str:
     """The safe form of one whitespace-free word ("" when nothing of it may be shown)."""
-    if (URL_SCHEME.search(word) or URL_WWW.search(word) or EMAIL.search(word)
-            or WEB_FILE.search(word) or CANONICAL_IN_PROSE.search(word)
-            or word.lstrip("(¿¡").startswith("/")):
-        return ""
+    seen = detection_form(word)
+    for form in (word, seen):
+        if (URL_SCHEME.search(form) or URL_WWW.search(form) or EMAIL.search(form)
+                or WEB_FILE.search(form) or CANONICAL_IN_PROSE.search(form)
+                or form.lstrip("(¿¡").startswith("/")):
+            return ""
     cleaned = UNSAFE_CHARS.sub("", MARKUP_CHARS.sub("", word))
-    if BARE_DOMAIN.search(cleaned):
+    if BARE_DOMAIN.search(MARKUP_CHARS.sub("", seen)) or BARE_IP.search(seen):
         return ""
     if REF_GLUED.match(fold(cleaned)):
         return OMITTED + cleaned[len(cleaned.rstrip(".,;:")):]
