@@ -14,12 +14,45 @@ DIR_MODE = 0o755
 FILE_MODE = 0o644
 
 
+def _unlocked(fd: int) -> bool:
+    """Whether no live process holds ``fd``'s file (a lock dies with its process)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+
+
+def remove_stale_temps(path: Path) -> list[Path]:
+    """Remove ``.<name>.*.tmp`` next to ``path`` left by a writer that was killed (a live
+    writer holds a lock on its temporary file); return what was removed."""
+    path = Path(path)
+    gone = []
+    for tmp in sorted(path.parent.glob(f".{glob_escape(path.name)}.*.tmp")):
+        try:
+            fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            if _unlocked(fd):
+                tmp.unlink(missing_ok=True)
+                gone.append(tmp)
+        finally:
+            os.close(fd)
+    return gone
+
+
+def glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
 def write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary sibling and ``os.replace``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        fcntl.flock(fd, fcntl.LOCK_EX)   # "in use" for remove_stale_temps in other processes
         os.fchmod(fd, FILE_MODE)   # mkstemp's 0600 would make a published file unreadable
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -72,22 +105,49 @@ def staged_dir(target: Path) -> Iterator[Path]:
     """
     target = Path(target).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(target, "stage")
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.stage-", dir=target.parent))
+    held = os.open(stage, os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)   # this build's stage is live while the lock is held
     try:
         yield stage
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
+        os.close(held)
         raise
     publish_permissions(stage)
     # Two builds may finish at once: the swap is serialised by an exclusive lock next to the
     # target, so each swap is whole and the last build to finish wins.
     with open(target.parent / f".{target.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        _remove_stale(target, "old")   # under the swap lock: no swap is between its renames
         old = None
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
             os.rmdir(old)
             os.replace(target, old)
         os.replace(stage, target)
+    os.close(held)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _remove_stale(target: Path, kind: str) -> None:
+    """Remove ``.<target>.<kind>-*`` folders that a killed build left (6–27 MB each). A stage
+    is live while its build holds a lock on it; an ``old-`` folder only exists between two
+    renames under the swap lock, or after them while its build removes it."""
+    for folder in sorted(target.parent.glob(f".{glob_escape(target.name)}.{kind}-*")):
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        if kind == "stage":
+            try:
+                fd = os.open(folder, os.O_RDONLY | os.O_NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                if _unlocked(fd):
+                    shutil.rmtree(folder, ignore_errors=True)
+            finally:
+                os.close(fd)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)

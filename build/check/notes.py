@@ -325,18 +325,24 @@ def _short(ref: str) -> str:
 
 
 def fix_links(report: Report, texts: dict[Path, str], base_url: str) -> dict[Path, int]:
-    """Rewrite the files whose links change (atomically, keeping their permissions); return
-    the number of citations rewritten per file."""
-    from citavial.build.atomic import write_text
+    """Rewrite the files whose links change (atomically, keeping their permissions; a symlink's
+    target, the link kept); return the number of citations rewritten per file."""
+    from citavial.build.atomic import remove_stale_temps, write_text
     changed: dict[Path, int] = {}
+    written: set[Path] = set()
     for path in report.files:
+        # a symlinked note: its target is the note (replacing the link by a regular file
+        # would leave the target unfixed); .<note>.*.tmp from a killed run are removed
+        real = Path(path).resolve()
+        remove_stale_temps(real)
         mine = [r for r in report.results if r.found.citation.file == str(path)]
         new, n = fixed_text(texts[path], mine, base_url)
-        if n:
-            mode = os.stat(path).st_mode & 0o7777
-            write_text(path, new)
-            os.chmod(path, mode)
+        if n and real not in written:
+            mode = os.stat(real).st_mode & 0o7777
+            write_text(real, new)
+            os.chmod(real, mode)
             changed[path] = n
+            written.add(real)
     return changed
 
 

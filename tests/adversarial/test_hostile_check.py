@@ -129,3 +129,78 @@ def test_absolute_link_needs_the_base_url(cache, tmp_path):
     note.write_text(f'[«{QUOTE}»]({BASE}{PROVEN} "cita:art82.1")\n', "utf-8")
     doc = json.loads(check(cache, note, "--format", "json").stdout)
     assert [r["code"] for r in doc["results"]] == ["link-not-allowed"]
+
+
+# -- 6. --fix-links and symlinks; what killed runs leave behind -------------------------------
+
+UNFIXED = f"[«{QUOTE}»](cita:art82.1)\n"
+
+
+def test_fix_links_writes_a_symlinked_notes_target(cache, tmp_path):
+    real = tmp_path / "compartidas" / "nota.md"
+    real.parent.mkdir()
+    real.write_text(UNFIXED, "utf-8")
+    link = tmp_path / "apuntes.md"
+    link.symlink_to(real)
+    proc = check(cache, link, "--fix-links")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert link.is_symlink() and link.resolve() == real          # the link stays a link
+    assert f"]({PROVEN} \"cita:art82.1\")" in real.read_text("utf-8")   # its target is fixed
+
+
+def test_fix_links_removes_temp_files_of_a_killed_run_but_not_a_live_ones(cache, tmp_path):
+    import fcntl
+    import os
+    note = tmp_path / "nota.md"
+    note.write_text(UNFIXED, "utf-8")
+    stale = tmp_path / ".nota.md.k1ll3d.tmp"                      # what write_bytes leaves
+    stale.write_text(UNFIXED[:10], "utf-8")
+    live = tmp_path / ".nota.md.l1v3.tmp"
+    live.write_text("", "utf-8")
+    fd = os.open(live, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)                               # another run writing now
+    try:
+        assert check(cache, note, "--fix-links").returncode == 0
+    finally:
+        os.close(fd)
+    assert not stale.exists() and live.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".nota.md.l1v3.tmp", "nota.md"]
+
+
+KILLED_BUILD = """
+import os, signal, sys
+from pathlib import Path
+from citavial.build.atomic import staged_dir
+with staged_dir(Path(sys.argv[1])) as stage:
+    (stage / "index.html").write_text("a half-built site")
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_next_build_removes_what_a_killed_build_left(tmp_path):
+    import fcntl
+    import os
+
+    from citavial.build.atomic import staged_dir
+    target = tmp_path / "dist"
+    target.mkdir()
+    (target / "index.html").write_text("the site")
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", KILLED_BUILD, str(target)], timeout=60)
+        assert proc.returncode == -9
+    (tmp_path / ".dist.old-k1ll3d").mkdir()                       # killed between renames
+    (tmp_path / ".dist.old-k1ll3d" / "index.html").write_text("an old site")
+    left = sorted(p.name for p in tmp_path.glob(".dist.*-*"))
+    assert len(left) == 2, left   # the second killed build already removed the first's stage
+    live = tmp_path / ".dist.stage-l1v3"                          # a concurrent build
+    live.mkdir()
+    fd = os.open(live, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        with staged_dir(target) as stage:
+            (stage / "index.html").write_text("the new site")
+    finally:
+        os.close(fd)
+    assert (target / "index.html").read_text() == "the new site"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.lock", ".dist.stage-l1v3",
+                                                           "dist"]
