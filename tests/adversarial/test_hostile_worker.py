@@ -235,3 +235,94 @@ def test_lead_sanitizer_drops_look_alike_hosts_streamed_char_by_char(lead, host)
     shown = "".join(s.feed(ch) for ch in lead) + s.flush()
     assert host not in shown and "com" not in shown.split(), shown
     assert shown.startswith(lead.split()[0])          # the prose around it survives
+
+
+# -- 4. slow connections ---------------------------------------------------------------------
+
+def _trickler(n: int, source: str, port: int):
+    """``n`` sockets from ``source`` that each start a request and never finish it."""
+    import socket
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        socks.append(s)
+    return socks
+
+
+def _trickle(socks, stop):
+    """One header byte per socket every 0.2 s: what reset waitress' inactivity timeout."""
+    while not stop.wait(0.2):
+        for s in list(socks):
+            try:
+                s.send(b"X")
+            except OSError:
+                socks.remove(s)
+
+
+def test_200_trickling_sockets_leave_a_normal_client_answered(tmp_path):
+    import http.client
+    import threading
+
+    from citavial.worker.http.serve import ServerThread
+    state = make_state(tmp_path)
+    with ServerThread(state, threads=4) as srv:
+        port = srv.server.effective_port
+        socks, stop = [], threading.Event()
+        for i in range(10):             # 10 hosts x 20 sockets, as on a school LAN
+            socks += _trickler(20, f"127.0.0.{10 + i}", port)
+        pump = threading.Thread(target=_trickle, args=(socks, stop), daemon=True)
+        pump.start()
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)   # generous
+            conn.request("GET", "/health")
+            resp = conn.getresponse()
+            assert resp.status == 200 and resp.read()
+            conn.close()
+        finally:
+            stop.set()
+            pump.join(5)
+            for s in socks:
+                s.close()
+
+
+def test_a_request_that_never_completes_is_closed_at_the_deadline(tmp_path):
+    import socket
+    import time
+
+    from citavial.worker.http.serve import ServerThread
+    with ServerThread(make_state(tmp_path), deadline=1.0) as srv:
+        s = socket.create_connection(("127.0.0.1", srv.server.effective_port), timeout=30)
+        s.sendall(b"GET /health HTTP/1.1\r\n")
+        for _ in range(100):             # keeps sending, but the request never ends
+            try:
+                s.send(b"X")
+                if s.recv(1, socket.MSG_DONTWAIT) == b"":
+                    break
+            except BlockingIOError:
+                pass
+            except OSError:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the server kept a 10 s trickle open with a 1 s deadline")
+        s.close()
+
+
+def test_one_address_holds_at_most_per_client_connections(tmp_path):
+    import socket
+
+    from citavial.worker.http.serve import ServerThread
+    with ServerThread(make_state(tmp_path), per_client=4) as srv:
+        port = srv.server.effective_port
+        socks = [socket.create_connection(("127.0.0.1", port), timeout=10,
+                                          source_address=("127.0.0.2", 0)) for _ in range(6)]
+        closed = 0
+        for s in socks:
+            try:
+                s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                closed += s.recv(100) == b""     # over the cap: closed without an answer
+            except ConnectionError:
+                closed += 1
+            s.close()
+        assert closed == 2

@@ -20,6 +20,7 @@ from citavial.worker.answer.calibration import load_calibration
 from citavial.worker.answer.cite import Reader
 from citavial.worker.answer.spanlink import SpanLinker
 from citavial.worker.http.app import WorkerState, create_app
+from citavial.worker.http.connguard import PER_CLIENT, REQUEST_DEADLINE, guard
 from citavial.worker.http.freshness import DistWatch, Reloader
 from citavial.worker.http.limits import InferenceSlot, RateLimiter
 from citavial.worker.lead.model import load_model, model_mode
@@ -89,14 +90,17 @@ def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int =
 
 
 def make_server(state: WorkerState, host: str = "127.0.0.1", port: int = 8000,
-                threads: int = 8):
-    """A waitress server (not yet running) for ``state``; ``port=0`` picks a free port."""
+                threads: int = 8, per_client: int = PER_CLIENT,
+                deadline: float = REQUEST_DEADLINE):
+    """A waitress server (not yet running) for ``state``; ``port=0`` picks a free port.
+    ``per_client`` connections per address and ``deadline`` seconds per request (connguard)."""
     from waitress.server import create_server
     # channel_request_lookahead lets the app see a client disconnect while it generates
     # (environ["waitress.client_disconnected"]); waitress flushes each write (send_bytes=1).
-    return create_server(create_app(state), host=host, port=port, threads=threads,
-                         channel_request_lookahead=5, ident="citavial",
-                         clear_untrusted_proxy_headers=True)
+    return guard(create_server(create_app(state), host=host, port=port, threads=threads,
+                               channel_request_lookahead=5, ident="citavial",
+                               clear_untrusted_proxy_headers=True),
+                 per_client=per_client, deadline=deadline)
 
 
 def serve(dist_dir: Path, host: str = "127.0.0.1", port: int = 8000, **kwargs) -> None:
@@ -116,9 +120,9 @@ class ServerThread:
     """The worker on a background thread, for tests and benchmarks: ``with ServerThread(state)
     as s: urlopen(s.url + "/health")``. Port 0 picks a free port on 127.0.0.1."""
 
-    def __init__(self, state: WorkerState, port: int = 0, threads: int = 8) -> None:
+    def __init__(self, state: WorkerState, port: int = 0, threads: int = 8, **guard) -> None:
         import threading
-        self.server = make_server(state, "127.0.0.1", port, threads)
+        self.server = make_server(state, "127.0.0.1", port, threads, **guard)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="citavial-worker", daemon=True)

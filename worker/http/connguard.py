@@ -1,0 +1,85 @@
+"""Slow and crowding clients cannot lock the others out of the worker (issue 26, item 4).
+
+waitress accepts ``connection_limit`` (100) connections and closes one only after
+``channel_timeout`` seconds *without a byte*, so ~100 sockets that trickle a header byte now and
+then kept every other client out. waitress has no read deadline and no per-client cap; this
+channel adds both (a dozen lines on top of its documented ``channel_class`` hook, rather than
+a second server in front):
+
+* a client address holds at most ``per_client`` connections; one more is closed at once;
+* a request must arrive whole — headers and body — within ``deadline`` seconds of its first
+  byte (or of the connection opening), else the connection is closed. A request being
+  answered (an SSE stream may take minutes) is not affected.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from waitress.channel import HTTPChannel
+
+PER_CLIENT = 16          # a browser opens <= 6 per host; the widget needs 2
+REQUEST_DEADLINE = 15.0  # seconds for a whole request (headers + <= 8 KB body)
+
+
+class GuardedChannel(HTTPChannel):
+    per_client = PER_CLIENT
+    deadline = REQUEST_DEADLINE
+
+    def __init__(self, server, sock, addr, adj, map=None):
+        self._client = addr[0] if isinstance(addr, tuple) else str(addr)
+        self._counted = False
+        self._started: float | None = time.monotonic()   # the first request starts now
+        super().__init__(server, sock, addr, adj, map=map)
+        counts, lock = _counts(server)
+        with lock:
+            counts[self._client] = counts.get(self._client, 0) + 1
+            self._counted = True
+            crowded = counts[self._client] > self.per_client
+        if crowded:
+            self.will_close = True
+
+    def received(self, data):
+        if data and self.request is None and self._started is None:
+            self._started = time.monotonic()
+        done = super().received(data)
+        if self.request is None:           # nothing half-received is left
+            self._started = None
+        return done
+
+    def readable(self):
+        if (self._started is not None and not self.requests
+                and time.monotonic() - self._started > self.deadline):
+            self.will_close = True         # writable() now holds, handle_write closes it
+        return super().readable()
+
+    def del_channel(self, map=None):
+        super().del_channel(map)
+        if self._counted:
+            counts, lock = _counts(self.server)
+            with lock:
+                counts[self._client] -= 1
+                if not counts[self._client]:
+                    del counts[self._client]
+            self._counted = False
+
+
+def _counts(server) -> tuple[dict[str, int], threading.Lock]:
+    if not hasattr(server, "_citavial_clients"):
+        server._citavial_clients = ({}, threading.Lock())
+    return server._citavial_clients
+
+
+def guard(server, per_client: int = PER_CLIENT, deadline: float = REQUEST_DEADLINE):
+    """Make ``server`` (from waitress.create_server) accept through a GuardedChannel."""
+    from waitress.server import BaseWSGIServer
+    channel = type("Guarded", (GuardedChannel,), {"per_client": per_client,
+                                                  "deadline": deadline})
+    # a name that resolves to several addresses gets a MultiSocketServer: one server each
+    listeners = [server] if isinstance(server, BaseWSGIServer) else [
+        s for s in server.map.values() if isinstance(s, BaseWSGIServer)]
+    for listener in listeners:
+        listener.channel_class = channel
+        _counts(listener)
+    return server
