@@ -326,3 +326,93 @@ def test_one_address_holds_at_most_per_client_connections(tmp_path):
                 closed += 1
             s.close()
         assert closed == 2
+
+
+# -- 9. the smaller ones ---------------------------------------------------------------------
+
+JSON_HEADERS = {"Content-Type": "application/json"}
+ABSURD = [
+    pytest.param("POST", "/api/ask", b"[" * 100_000 + b"]" * 100_000, id="nested-100000-deep"),
+    pytest.param("POST", "/api/ask", b'{"question": ' + b"1" * 5001 + b"}", id="5001-digit-int"),
+    pytest.param("GET", "/api/search?q=auriculares&k=" + "9" * 5000, None, id="k-5000-digits"),
+]
+
+
+@pytest.mark.parametrize("method, path, body", ABSURD)
+def test_absurd_input_is_a_400_in_the_error_shape(tmp_path, method, path, body):
+    state = make_state(tmp_path)
+    app = create_app(state)
+    app.config["MAX_CONTENT_LENGTH"] = None if body and len(body) > 8192 else 8192
+    resp = app.test_client().open(path, method=method, data=body, headers=JSON_HEADERS)
+    assert resp.status_code == 400, resp.data[:300]
+    assert resp.get_json()["status"] == 400 and len(resp.data) < 1000
+
+
+def test_search_json_is_never_stored(client):
+    resp = client.get("/api/search?q=auriculares")
+    assert resp.status_code == 200 and resp.headers["Cache-Control"] == "no-store"
+
+
+def test_a_gz_twin_is_not_served_as_a_page(tmp_path):
+    import gzip
+    state = make_state(tmp_path)
+    (state.dist_dir / "index.html.gz").write_bytes(gzip.compress(b"<!doctype html>"))
+    client = create_app(state).test_client()
+    resp = client.get("/index.html.gz")
+    assert resp.status_code == 404
+    resp = client.get("/index.html", headers={"Accept-Encoding": "gzip"})
+    assert resp.status_code == 200 and resp.headers["Content-Encoding"] == "gzip"
+
+
+WAITRESS_ERRORS = [
+    pytest.param(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"a" * 300_000 + b"\r\n\r\n",
+                 431, id="431-headers-too-large"),
+    pytest.param(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: x\r\n\r\n", 400,
+                 id="400-bad-content-length"),
+    pytest.param(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX : y\r\n\r\n", 400,
+                 id="400-bad-header-line"),
+    pytest.param(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+                 501, id="501-transfer-encoding"),
+]
+
+
+@pytest.mark.parametrize("raw, status", WAITRESS_ERRORS)
+def test_waitress_own_errors_carry_the_security_headers(tmp_path, raw, status):
+    import socket
+
+    from citavial.build.headers import security_headers
+    from citavial.worker.http.serve import ServerThread
+    with ServerThread(make_state(tmp_path)) as srv:
+        with socket.create_connection(("127.0.0.1", srv.server.effective_port), timeout=30) as s:
+            try:
+                s.sendall(raw)
+            except ConnectionError:
+                pass
+            reply = b""
+            while b"\r\n\r\n" not in reply and (chunk := s.recv(65536)):
+                reply += chunk
+    head = reply.split(b"\r\n\r\n", 1)[0].decode("latin-1").lower()
+    assert head.split(" ", 2)[1] == str(status), head[:200]
+    for name in security_headers():
+        assert f"\r\n{name.lower()}: " in head, name
+
+
+def test_a_taken_port_is_one_line_and_exit_2(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    exe = str(Path(sys.executable).with_name("citavial"))
+    try:
+        proc = subprocess.run([exe, "serve", "--port", str(port), "--dist",
+                               str(make_state(tmp_path).dist_dir), "--no-model"],
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        taken.close()
+    assert proc.returncode == 2, proc.stderr[-800:]
+    errors = [ln for ln in proc.stderr.splitlines() if "citavial serve: error" in ln]
+    assert len(errors) == 1 and str(port) in errors[0] and "Traceback" not in proc.stderr

@@ -189,7 +189,8 @@ def _search(state: WorkerState) -> Response:
     return Response(json.dumps({"ok": True, "query": q, "hits": hits, "signs": signs,
                                 "index_version": result.index_version,
                                 "backend": result.backend}, ensure_ascii=False),
-                    mimetype="application/json")
+                    mimetype="application/json",
+                    headers={"Cache-Control": "no-store"})   # its URL holds the question
 
 
 def _health(state: WorkerState) -> Response:

@@ -18,14 +18,27 @@ import threading
 import time
 
 from waitress.channel import HTTPChannel
+from waitress.task import ErrorTask
+
+from citavial.build.headers import security_headers
 
 PER_CLIENT = 16          # a browser opens <= 6 per host; the widget needs 2
 REQUEST_DEADLINE = 15.0  # seconds for a whole request (headers + <= 8 KB body)
 
 
+class SecuredErrorTask(ErrorTask):
+    """waitress' own error answers (400 bad request line, 431 headers too large…) carry the
+    site's security headers like every response of the app."""
+
+    def execute(self):
+        self.response_headers.extend(security_headers().items())
+        super().execute()
+
+
 class GuardedChannel(HTTPChannel):
     per_client = PER_CLIENT
     deadline = REQUEST_DEADLINE
+    error_task_class = SecuredErrorTask
 
     def __init__(self, server, sock, addr, adj, map=None):
         self._client = addr[0] if isinstance(addr, tuple) else str(addr)

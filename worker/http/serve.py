@@ -8,6 +8,7 @@ extractively; without an index or allowlist it still serves the static site, and
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from pathlib import Path
 
@@ -106,7 +107,12 @@ def make_server(state: WorkerState, host: str = "127.0.0.1", port: int = 8000,
 def serve(dist_dir: Path, host: str = "127.0.0.1", port: int = 8000, **kwargs) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     state = load_state(dist_dir, **kwargs)
-    server = make_server(state, host, port)
+    try:
+        server = make_server(state, host, port)
+    except OSError as err:   # port taken, address not on this machine: one line, exit 2
+        print(f"citavial serve: error: cannot listen on {host}:{port}: {err.strerror} "
+              "(is another worker running there? choose another --port)", file=sys.stderr)
+        raise SystemExit(2) from None
     from citavial.worker.http.drain import drain_on_sigterm
     drain_on_sigterm(server)
     mode = ("generative" if state.deps and state.deps.model else

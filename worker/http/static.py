@@ -30,7 +30,9 @@ mimetypes.add_type("image/x-icon", ".ico")
 
 def send_static(dist: Path, path: str) -> Response:
     full = safe_join(str(dist), path) if path else None
-    if full is None or not os.path.isfile(full):
+    # a .gz twin is sent only as the encoding of its page (below), never as a page of its own:
+    # served directly it would be gzip bytes labelled text/html
+    if full is None or path.endswith(".gz") or not os.path.isfile(full):
         return not_found(dist)
     mimetype = mimetypes.guess_type(path)[0] or "application/octet-stream"
     compressible = os.path.splitext(path)[1] in COMPRESSIBLE

@@ -43,6 +43,9 @@ def parse_ask_body(body: bytes, mimetype: str) -> str:
     except json.JSONDecodeError as err:
         raise InvalidInput(f"the body is not valid JSON ({err.msg} at line {err.lineno} "
                            f"column {err.colno}); send {{\"question\": \"¿…?\"}}") from None
+    except (RecursionError, ValueError):   # nested past the stack; an integer > 4,300 digits
+        raise InvalidInput("the body is JSON no question needs (nested too deep or a number "
+                           'too long); send {"question": "¿…?"}') from None
     if not isinstance(doc, dict) or "question" not in doc:
         raise InvalidInput('the body must be a JSON object with a "question" field, e.g. '
                            '{"question": "¿A qué velocidad se circula por autopista?"}')
@@ -56,6 +59,9 @@ def parse_search_args(args) -> tuple[str, int]:
     """``q`` and ``k`` of GET /api/search."""
     q = check_question(args.get("q", ""), field="q")
     raw_k = args.get("k", "5")
-    if not (raw_k.isascii() and raw_k.isdigit()) or not 1 <= int(raw_k) <= MAX_K:
-        raise InvalidInput(f"'k' is {raw_k!r}; it must be a whole number from 1 to {MAX_K}")
+    # the length first: int() of 5,000 digits raises (and costs) before any range check
+    if not (raw_k.isascii() and raw_k.isdigit() and len(raw_k) <= 3) \
+            or not 1 <= int(raw_k) <= MAX_K:
+        shown = raw_k if len(raw_k) <= 20 else raw_k[:20] + f"… ({len(raw_k)} characters)"
+        raise InvalidInput(f"'k' is {shown!r}; it must be a whole number from 1 to {MAX_K}")
     return q, int(raw_k)
