@@ -148,14 +148,16 @@ def scan(text: str, file: str) -> list[Found]:
     visible = blank_code(text)
     starts = [0] + [m.end() for m in NEWLINE.finditer(visible)]
     found: list[Found] = []
-    taken = list(visible)
+    rest = visible
     for form, pattern in (("linked", CITATION_LINKED), ("link", CITATION),
                           ("comment", CITATION_COMMENT)):
-        for m in pattern.finditer("".join(taken)):
+        pieces, pos = [], 0   # the text with this form's matches blanked (offsets kept)
+        for m in pattern.finditer(rest):
             found.append(_found(starts, file, m.start(), m.end(), form, m.group("ref"),
                                 m.group("quote"), m.groupdict().get("url") or ""))
-            taken[m.start():m.end()] = " " * (m.end() - m.start())
-    rest = "".join(taken)
+            pieces += [rest[pos:m.start()], " " * (m.end() - m.start())]
+            pos = m.end()
+        rest = "".join(pieces) + rest[pos:]
     m = LOOSE_CHECK_CITATION.search(rest)
     while m:   # one report per line, not per « or (cita: — so search on from the next line
         line = bisect_right(starts, m.start())
