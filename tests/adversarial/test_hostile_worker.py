@@ -260,30 +260,46 @@ def _trickle(socks, stop):
                 socks.remove(s)
 
 
-def test_200_trickling_sockets_leave_a_normal_client_answered(tmp_path):
+def _answered_while_trickled(state, sources: list[str], per_source: int, **guard) -> int:
+    """Status of a normal client's GET /health from 127.0.0.1 while ``per_source`` sockets
+    from each of ``sources`` trickle a request that never ends."""
     import http.client
     import threading
 
     from citavial.worker.http.serve import ServerThread
-    state = make_state(tmp_path)
-    with ServerThread(state, threads=4) as srv:
+    with ServerThread(state, threads=4, **guard) as srv:
         port = srv.server.effective_port
         socks, stop = [], threading.Event()
-        for i in range(10):             # 10 hosts x 20 sockets, as on a school LAN
-            socks += _trickler(20, f"127.0.0.{10 + i}", port)
+        for source in sources:
+            socks += _trickler(per_source, source, port)
         pump = threading.Thread(target=_trickle, args=(socks, stop), daemon=True)
         pump.start()
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)   # generous
             conn.request("GET", "/health")
             resp = conn.getresponse()
-            assert resp.status == 200 and resp.read()
+            resp.read()
             conn.close()
+            return resp.status
         finally:
             stop.set()
             pump.join(5)
             for s in socks:
                 s.close()
+
+
+def test_200_trickling_sockets_from_one_address_are_held_off_by_the_cap(tmp_path):
+    """The deadline is set far beyond the timeout: only the per-client cap can let the normal
+    client in (waitress alone holds 100 connections in all)."""
+    assert _answered_while_trickled(make_state(tmp_path), ["127.0.0.2"], 200,
+                                    deadline=600) == 200
+
+
+def test_200_trickling_sockets_from_ten_addresses_are_cut_by_the_deadline(tmp_path):
+    """10 addresses x 20 sockets stay under the cap but fill waitress' 100 connections: the
+    whole-request deadline closes them and the normal client is answered."""
+    assert _answered_while_trickled(make_state(tmp_path), [f"127.0.0.{10 + i}" for i in range(10)],
+                                    20, deadline=2) == 200
 
 
 def test_a_request_that_never_completes_is_closed_at_the_deadline(tmp_path):
