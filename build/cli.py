@@ -59,7 +59,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     try:
         report, texts = check_notes(args.paths, corpus=args.corpus, site_src=args.site_src,
                                     as_of=args.as_of, cache_dir=args.cache_dir,
-                                    base_url=args.base_url)
+                                    base_url=args.base_url, claims=args.claims)
         fixed = fix_links(report, texts, args.base_url) if args.fix_links else {}
     except (CheckUsageError, OSError) as err:
         message = out.printable(f"citavial check: error: {err}")
@@ -75,7 +75,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             "json": lambda: out.as_json(report, fixed),
             "github": lambda: out.github(report, fixed)}[args.format]()
     print(text, end="")
-    return 1 if report.failed else 0
+    return 1 if report.failed or report.claims else 0
 
 
 def _add_check(sub: argparse._SubParsersAction) -> None:
@@ -92,6 +92,10 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
                    help="where the site is published, prefixed to --fix-links links and "
                         "the only absolute links a citation may hold, e.g. "
                         "https://example.org/citavial/ (default: site-relative links only)")
+    c.add_argument("--claims", action="store_true",
+                   help="also read the sentence around each passing citation against its "
+                        "passage: figures and absolutes it does not state (reported apart, "
+                        "exit 1)")
     c.add_argument("-v", "--verbose", action="store_true", help="also list passing citations")
     c.add_argument("--as-of", type=_as_of, default=date.today(),
                    help="date whose in-force wording is checked (default: today)")

@@ -240,3 +240,25 @@ def test_console_script_subprocess(cache):
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.strip().splitlines()[-1].startswith("citavial check: 25 citation(s) in "
                                                            "3 file(s), 5 ok, 20 failed")
+
+
+CLAIMS_NOTE = (
+    "# Apuntes\n\n"
+    "La marcha atrás [«no podrá ser superior a 15 metros ni invadir un cruce de vías»]"
+    "(cita:art80.2) y se hace siempre.\n\n"
+    "El máximo es de 25 metros [«no podrá ser superior a 15 metros ni invadir un cruce de "
+    "vías»](cita:art80.2).\n\n"
+    "Son como mucho 15 metros [«no podrá ser superior a 15 metros ni invadir un cruce de "
+    "vías»](cita:art80.2).\n")
+
+
+def test_claims_are_reported_apart_and_fail_only_when_asked(capsys, cache, tmp_path):
+    note = tmp_path / "claims.md"
+    note.write_text(CLAIMS_NOTE, encoding="utf-8")
+    code, out, _ = run(capsys, cache, note, "--format", "json")
+    assert code == 0 and json.loads(out)["claims"] == []
+    code, out, _ = run(capsys, cache, note, "--format", "json", "--claims")
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] and doc["failed"] == 0   # the quotes themselves pass
+    assert [(c["line"], c["code"], c["shown"]) for c in doc["claims"]] == [
+        (3, "claim-absolute", "siempre"), (5, "claim-number", "25 metros")]

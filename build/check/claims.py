@@ -20,7 +20,7 @@ word rules read them wrongly too often to flag an author's sentence.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -62,6 +62,35 @@ def judge_claim(sentence: str, passages: Sequence[str], given: str = "") -> list
             out.append(ClaimFinding(ClaimCode.ABSOLUTE, word,
                                     f"«{word}» is not backed by the cited passage"))
     return out
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A finding on the sentence of one passing citation (file, line and column of the
+    citation; the sentence as read, the quote removed)."""
+
+    file: str
+    line: int
+    col: int
+    ref: str
+    sentence: str
+    finding: ClaimFinding
+
+    def __repr__(self) -> str:
+        return f"ClaimResult({self.file}:{self.line}:{self.col} {self.finding.code.value})"
+
+
+def claims_of(texts: dict[str, str], cited: Sequence[tuple[str, int, int, int, int, str]],
+              passage: Callable[[str], str]) -> tuple[ClaimResult, ...]:
+    """Findings for each passing citation ``(file, line, col, start, end, ref)`` of a note
+    whose text is ``texts[file]``; ``passage(ref)`` is the cited passage's text (with its
+    lead-ins)."""
+    out = []
+    for file, line, col, start, end, ref in cited:
+        sentence = sentence_around(texts[file], start, end)
+        for f in judge_claim(sentence, [passage(ref)]):
+            out.append(ClaimResult(file, line, col, ref, sentence, f))
+    return tuple(out)
 
 
 _SENTENCE_END = re.compile(r"[.!?;:](?=\s)|\n\s*\n")

@@ -26,6 +26,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from citavial.build.check.cache import site_for_check
+from citavial.build.check.claims import ClaimResult, claims_of
+from citavial.build.content.prose import Passages
 from citavial.build.errors import BuildError
 from citavial.build.gate.verify import Pages, QuoteCheck, check_quote, reason_code
 from citavial.build.models import Citation
@@ -96,6 +98,7 @@ class Report:
     files: tuple[Path, ...]
     results: tuple[Result, ...]
     as_of: date
+    claims: tuple[ClaimResult, ...] = ()   # --claims: findings on the sentences, apart
 
     @property
     def failed(self) -> list[Result]:
@@ -272,8 +275,8 @@ def _read_note(path: Path) -> str:
 
 
 def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
-                cache_dir: Path | None = None,
-                base_url: str = "") -> tuple[Report, dict[Path, str]]:
+                cache_dir: Path | None = None, base_url: str = "",
+                claims: bool = False) -> tuple[Report, dict[Path, str]]:
     """Check every citation in ``paths``; also return each file's text (for --fix-links).
     ``base_url`` is where the site is published: the only absolute links a citation may hold."""
     files = note_files(paths)
@@ -288,7 +291,13 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
     pages = Pages(site)
     memo: dict = {}
     results = tuple(judge(c, reg, pages, memo, base_url) for c in founds)
-    return Report(tuple(files), results, as_of), texts
+    found_claims: tuple[ClaimResult, ...] = ()
+    if claims:
+        by_name = {str(f): t for f, t in texts.items()}
+        cited = [(r.found.citation.file, r.found.citation.line, r.found.col, r.found.start,
+                  r.found.end, r.found.citation.ref) for r in results if r.ok]
+        found_claims = claims_of(by_name, cited, Passages(reg).text)
+    return Report(tuple(files), results, as_of, found_claims), texts
 
 
 def fixed_text(text: str, results: list[Result], base_url: str) -> tuple[str, int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 
+from citavial.build.check.claims import ClaimResult
 from citavial.build.check.notes import Report, Result
 from citavial.build.refs import RefError, fragment
 
@@ -52,12 +53,20 @@ def summary(report: Report, fixed: dict | None = None) -> str:
             f"{bad} failed (regulation as of {report.as_of.isoformat()})")
     if fixed:
         text += f"; --fix-links rewrote {sum(fixed.values())} link(s) in {len(fixed)} file(s)"
+    if report.claims:
+        text += f"; --claims: {len(report.claims)} sentence(s) to read again"
     return text
+
+
+def _claim(c: ClaimResult) -> str:
+    return (f"{c.file}:{c.line}:{c.col}: {fragment(c.ref)} {c.finding.code.value}: "
+            f"{c.finding.reason} — «{c.sentence}»")
 
 
 def human(report: Report, verbose: bool = False, fixed: dict | None = None) -> str:
     lines = [printable(f"{r.found.citation.file}:{r.found.citation.line}:{r.found.col}: "
                        f"{_message(r)}") for r in report.results if verbose or not r.ok]
+    lines += [printable(_claim(c)) for c in report.claims]
     return "\n".join(lines + [printable(summary(report, fixed))]) + "\n"
 
 
@@ -72,6 +81,10 @@ def as_json(report: Report, fixed: dict | None = None) -> str:
             "ref": _ref(r), "quote": r.found.citation.quote, "form": r.found.form,
             "ok": r.ok, "code": r.code, "reason": r.reason, "url": r.url,
         } for r in report.results],
+        "claims": [{"file": c.file, "line": c.line, "col": c.col, "ref": fragment(c.ref),
+                    "code": c.finding.code.value, "shown": c.finding.shown,
+                    "reason": c.finding.reason, "sentence": c.sentence}
+                   for c in report.claims],
     }
     return json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
@@ -97,6 +110,10 @@ def github(report: Report, fixed: dict | None = None) -> str:
         props = (f"file={_escape_prop(printable(c.file))},line={c.line},col={r.found.col},"
                  f"title={_escape_prop('citavial check: ' + r.code)}")
         lines.append(f"::error {props}::{_escape_data(printable(_message(r)))}")
+    for c in report.claims:
+        props = (f"file={_escape_prop(printable(c.file))},line={c.line},col={c.col},"
+                 f"title={_escape_prop('citavial check --claims: ' + c.finding.code.value)}")
+        lines.append(f"::warning {props}::{_escape_data(printable(_claim(c)))}")
     return "\n".join(lines + [printable(summary(report, fixed))]) + "\n"
 
 
