@@ -77,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         best = max(letters, key=lambda x: (probs[x], x))
         results.append((best == q["answer"].lower(), probs[best],
                         bool(YESNO.match(q["options"][q["answer"]]))))
+        if len(results) % 20 == 0:
+            print(f"  … {len(results)} questions, accuracy so far "
+                  f"{sum(r[0] for r in results) / len(results):.3f}", flush=True)
     n = len(results)
     print(f"model option choice given the labelled deciding passage (dev, n = {n})")
     print(f"  accuracy {sum(r[0] for r in results) / max(1, n):.3f} (chance ≈ 0.35)")
