@@ -42,7 +42,7 @@ def csp(meta: bool = False) -> str:
 
 
 def security_headers() -> dict[str, str]:
-    """Headers for every response of `citavial serve` (documented in worker/README.md)."""
+    """Headers for every response of `citavial serve` (documented in docs/deploy.md)."""
     return {
         "Content-Security-Policy": csp(),
         "X-Content-Type-Options": "nosniff",

@@ -1,6 +1,6 @@
 """Canonical references: how a passage is named, where its page is, and how humans write it.
 
-Scheme (documented in README "Reference scheme"):
+Scheme (documented in docs/refs-and-gate.md "Reference scheme"):
 
 =====================================  ===========================================================
 ``RD-1428/2003#art48``                 Reglamento article 48 (its lead paragraph as a passage)

@@ -56,7 +56,7 @@ def test_subcommands_are_registered():
 
 
 def test_ask_json(scripted, capsys):
-    """The documented record (worker/README.md): outcome, the shown text, the answer event,
+    """The documented record (docs/answers.md): outcome, the shown text, the answer event,
     citations whose ref/url/quote are the allowlist entry's, with the span beside them."""
     assert run(["ask", "¿Puedo conducir con auriculares?", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

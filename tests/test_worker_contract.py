@@ -4,7 +4,7 @@ Each scenario runs the real pipeline with a scripted model, a fixed three-entry 
 clock that advances 1 ms per reading, and compares the exact bytes a client receives. A change
 to the contract shows up as a diff here; regenerate deliberately with
 ``CITAVIAL_UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/test_worker_contract.py`` and update
-worker/README.md to match.
+docs/answers.md to match.
 """
 
 from __future__ import annotations

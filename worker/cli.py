@@ -185,7 +185,7 @@ def _batch(path: Path, deps) -> int:
 
 
 def _public(record: dict) -> dict:
-    """The documented CLI record (worker/README.md, "citavial ask --json")."""
+    """The documented CLI record (docs/answers.md, "citavial ask --json")."""
     return {
         "answered": record["answered"], "outcome": record["outcome"], "mode": record["mode"],
         "kind": record["kind"], "text": record["text"], "answer": record["answer"],

@@ -1,6 +1,6 @@
 """`citavial check PATH…`: the build's citation gate for Markdown notes written by others.
 
-Three forms are recognised (README "Checking your own notes"):
+Three forms are recognised (docs/check.md):
 
     [«exact words»](cita:art48.1.a)                     the guides' syntax
     [«exact words»](https://…/art48.html#… "cita:art48.1.a")   after --fix-links: a real link,

@@ -2,7 +2,7 @@
 
 human   ``file:line:col: ref «quote»: reason`` per failing citation (every citation with
         --verbose), then one summary line — the format compilers use, so editors link it.
-json    one object, schema ``citavial-check/1`` (README "Checking your own notes").
+json    one object, schema ``citavial-check/1`` (docs/check.md).
 github  ``::error file=…,line=…,col=…,title=…::message`` per failure, which GitHub Actions turns
         into annotations on the pull request's diff, then the summary line.
 """

@@ -10,7 +10,7 @@ B. one worker is stopped (SIGTERM) mid-burst: 0 requests lost — the only non-2
    the deliberate 429 (nginx limit_req) and 503 (a full worker queue); the stopped worker
    finishes what it had and exits 0; nginx sends the rest to the survivor, whose /metrics again
    equals its access-log lines.
-The nginx configuration is the one documented in the README ("Scale-out").
+The nginx configuration is the one documented in docs/deploy.md ("Scale-out").
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Prints figures; asserts nothing. Answers every dev question twice — extractive only (the
 default), and with the model's lead (`--model-lead`) — and compares the answer metric
-(shared/docs/evaluation.md: the shown text covers the reference answer), how many lead sentences
+(docs/evaluation.md: the shown text covers the reference answer), how many lead sentences
 the support check kept or retracted, and the time to the first answer words.
 
     .venv/bin/python tests/bench/bench_model_lead.py [--limit N] [--json OUT]

@@ -44,7 +44,7 @@ def worker(site):
     missing = [t for t in WIDGET_TAGS if t not in page]
     if missing:
         pytest.fail(f"built pages lack the chat widget ({missing}): add the tags of "
-                    "worker/README.md 'Chat widget' to site_src/templates/base.html")
+                    "docs/deploy.md 'Chat widget' to site_src/templates/base.html")
     state = load_state(site, ask_per_minute=0, model_lead=True)
     assert state.deps is not None and state.deps.model is not None, state.unavailable
     with ServerThread(state) as srv:

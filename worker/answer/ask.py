@@ -6,7 +6,7 @@
     entries, with span links proven by the gate's matcher)
 
 Each stage is a function over plain values; ``answer`` only sequences them, times them and turns
-their results into the events of the SSE contract (worker/README.md):
+their results into the events of the SSE contract (docs/answers.md):
 ``sources`` → ``answer`` → [``token``* ``retract``*] → ``citations`` → ``done``, or
 ``sources`` → ``abstain`` → ``done``; a question about a sign itself ("¿Qué significa la señal
 R-101?") adds ``sign`` after ``sources`` (signq.py). Links, quotes and spans come only from the

@@ -1,4 +1,4 @@
-"""Score answers on the golden set the way shared/docs/evaluation.md defines the metrics.
+"""Score answers on the golden set the way docs/evaluation.md defines the metrics.
 
 One row per question (``score_row``), then the split's figures with bootstrap 95 % intervals
 (``summarize``): abstention false positives (an answerable question not answered) and false

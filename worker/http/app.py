@@ -1,6 +1,6 @@
 """The HTTP worker: the static site (dist/) and the API, in one Flask app.
 
-    POST /api/ask      {"question": "…"} → text/event-stream (worker/README.md: SSE contract)
+    POST /api/ask      {"question": "…"} → text/event-stream (docs/answers.md: SSE contract)
     GET  /api/search   ?q=…&k=5 → JSON hits
     GET  /health       what is loaded, or why the worker is extractive-only / unavailable
     GET  /metrics      Prometheus text

@@ -1,9 +1,9 @@
 """Stop gracefully on SIGTERM: stop accepting, finish the requests in flight, then exit.
 
-Behind a reverse proxy (README "Scale-out"), a worker that is stopped or restarted must not cut
+Behind a reverse proxy (docs/deploy.md "Scale-out"), a worker that is stopped or restarted must not cut
 the answers it is streaming: on SIGTERM it closes its listening socket at once (the proxy's next
 connection is refused and goes to another worker), lets every open connection finish, and
-exits 0 — or after ``grace`` seconds, whatever is left. SIGKILL cannot be handled; see the README.
+exits 0 — or after ``grace`` seconds, whatever is left. SIGKILL cannot be handled; see docs/deploy.md.
 waitress has no graceful stop of its own, hence this small piece.
 """
 

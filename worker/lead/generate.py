@@ -1,7 +1,7 @@
 """Generate (optional): a one-line lead in the model's words, judged sentence by sentence.
 
 Off by default: measured on the golden dev split, the default 270M model's lead did not raise the
-answer metric without adding unsupported sentences (worker/README.md). When it is on
+answer metric without adding unsupported sentences (docs/answers.md). When it is on
 (`--model-lead`), the model sees the answer's passage only, with its citation slot prefilled,
 and its text flows through the streaming filters:
 

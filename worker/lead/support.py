@@ -10,7 +10,7 @@ the sentence must also occur in the passage ("120", "3.500", "0,5"): a sentence 
 figure is unsupported whatever its score. The threshold is calibrated (worker/answer/calibration.json).
 
 What it cannot see: a sentence that reuses the passage's words with the opposite meaning
-("no está prohibido…") scores as well as a faithful one. The README says so.
+("no está prohibido…") scores as well as a faithful one. docs/answers.md says so.
 """
 
 from __future__ import annotations
