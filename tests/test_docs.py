@@ -16,6 +16,8 @@ from urllib.parse import unquote
 
 import pytest
 
+from citavial.build.check.notes import CHECK_REASONS
+from citavial.build.gate.verify import REASONS
 from citavial.worker.cli import parser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,6 +131,13 @@ def test_every_environment_variable_is_documented(var):
 
 def test_the_environment_scan_finds_them():
     assert {"CITAVIAL_CACHE", "CITAVIAL_MODEL", "CITAVIAL_HOME"} <= _env_vars()
+
+
+@pytest.mark.parametrize("code", sorted({code for code, _ in (*REASONS, *CHECK_REASONS)}))
+def test_every_gate_reason_code_is_in_the_check_table(code):
+    table = _section(_text(DOCS / "check.md"), "Reason codes")
+    assert re.search(rf"^\|[^|\n]*`{code}`", table, re.M), (
+        f"docs/check.md 'Reason codes': add the code `{code}` to the table")
 
 
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
