@@ -18,6 +18,7 @@ import pytest
 
 from citavial.build.check.notes import CHECK_REASONS
 from citavial.build.gate.verify import REASONS
+from citavial.worker.answer.judge import Basis, Undecided
 from citavial.worker.cli import parser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,6 +139,12 @@ def test_every_gate_reason_code_is_in_the_check_table(code):
     table = _section(_text(DOCS / "check.md"), "Reason codes")
     assert re.search(rf"^\|[^|\n]*`{code}`", table, re.M), (
         f"docs/check.md 'Reason codes': add the code `{code}` to the table")
+
+
+@pytest.mark.parametrize("value", sorted(v.value for v in (*Basis, *Undecided)))
+def test_every_ground_and_reason_of_the_option_judge_is_documented(value):
+    assert f"`{value}`" in _text(DOCS / "answers.md"), (
+        f"docs/answers.md 'Which option': say when the judge gives `{value}`")
 
 
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
