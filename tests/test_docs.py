@@ -16,6 +16,7 @@ from urllib.parse import unquote
 
 import pytest
 
+from citavial.build.check.claims import ClaimCode
 from citavial.build.check.notes import CHECK_REASONS
 from citavial.build.gate.verify import REASONS
 from citavial.worker.answer.judge import Basis, Undecided
@@ -139,6 +140,13 @@ def test_every_gate_reason_code_is_in_the_check_table(code):
     table = _section(_text(DOCS / "check.md"), "Reason codes")
     assert re.search(rf"^\|[^|\n]*`{code}`", table, re.M), (
         f"docs/check.md 'Reason codes': add the code `{code}` to the table")
+
+
+@pytest.mark.parametrize("code", sorted(c.value for c in ClaimCode))
+def test_every_claim_code_is_in_the_claims_table(code):
+    table = _section(_text(DOCS / "check.md"), "Claims: `--claims`")
+    assert re.search(rf"^\| `{code}` \|", table, re.M), (
+        f"docs/check.md 'Claims': add the code `{code}` to the table")
 
 
 @pytest.mark.parametrize("value", sorted(v.value for v in (*Basis, *Undecided)))
