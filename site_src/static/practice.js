@@ -12,7 +12,7 @@
   function load() {
     try {
       var s = JSON.parse(localStorage.getItem(KEY) || "null");
-      if (s && s.version === 1 && s.bank === data.version) return s;
+      if (s && s.version === 1 && s.bank === data.version) return core.repair(s);
     } catch (e) { /* corrupt or unavailable storage: start over */ }
     var fresh = core.newState(Math.floor(Math.random() * 2147483646) + 1);
     fresh.bank = data.version;
