@@ -81,11 +81,25 @@
              topics: topics };
   }
 
-  /* The history entry stored for a finished exam. */
+  /* The history entry stored for a finished exam: the score, and its questions and answers so
+   * that a past exam can be reviewed again. */
   function summary(exam, byIdMap) {
     var s = score(exam, byIdMap);
     return { finished: exam.finished, seconds: Math.round((exam.finished - exam.started) / 1000),
-             errors: s.errors, total: s.total, passed: s.passed, topics: s.topics };
+             errors: s.errors, total: s.total, passed: s.passed, topics: s.topics,
+             ids: exam.ids.slice(), answers: exam.answers.slice(), flagged: exam.flagged.slice() };
+  }
+
+  /* A history entry as an exam to review, or null when it has no questions stored (exams
+   * finished before they were kept) or one of them is no longer in the bank. */
+  function reviewable(entry, byIdMap) {
+    if (!entry || !Array.isArray(entry.ids) || !Array.isArray(entry.answers) ||
+        entry.ids.length !== entry.answers.length || !entry.ids.length) return null;
+    if (!entry.ids.every(function (id) { return byIdMap[id]; })) return null;
+    var flagged = Array.isArray(entry.flagged) ? entry.flagged : [];
+    return { ids: entry.ids, finished: entry.finished,
+             answers: entry.answers.map(function (a) { return typeof a === "number" ? a : null; }),
+             flagged: entry.ids.map(function (_, i) { return !!flagged[i]; }) };
   }
 
   /* Per-topic accuracy over every stored exam: {topic: [right, answered]}. */
@@ -112,7 +126,8 @@
   }
 
   var api = { RULES: RULES, rng: rng, draw: draw, newExam: newExam, remaining: remaining,
-              clock: clock, score: score, summary: summary, accuracy: accuracy,
+              clock: clock, score: score, summary: summary, reviewable: reviewable,
+              accuracy: accuracy,
               validImport: validImport };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.CitavialSimulacro = api;

@@ -34,6 +34,22 @@
   }
   function show(section) {
     ["s-intro", "s-exam", "s-result"].forEach(function (id) { $(id).hidden = id !== section; });
+    // During an exam the answer widget (chat.js) is hidden: no looking answers up mid-exam.
+    if (section === "s-exam") document.documentElement.setAttribute("data-exam", "on");
+    else document.documentElement.removeAttribute("data-exam");
+  }
+  /* The address of a finished exam's review (simulacro.html#examen=<finished ms>), so a reload
+   * or Back from another page shows the same review. */
+  var REVIEW = /^#examen=(\d+)$/;
+  function setHash(h) {
+    try { window.history.replaceState(null, "", h || window.location.pathname + window.location.search); }
+    catch (e) { /* some file:// setups refuse: the review still shows */ }
+  }
+  function pastExam(finished) {
+    for (var i = 0; i < store.history.length; i++) {
+      if (store.history[i].finished === finished) return core.reviewable(store.history[i], byId);
+    }
+    return null;
   }
 
   /* ---- intro: start, history, per-topic accuracy, export/import ---- */
@@ -48,6 +64,14 @@
       tr.appendChild(make("td", h.passed ? "s-pass" : "s-fail", h.passed ? "Apto" : "No apto"));
       tr.appendChild(make("td", null, String(h.errors)));
       tr.appendChild(make("td", null, core.clock(Math.min(h.seconds, core.RULES.seconds))));
+      var cell = make("td");
+      if (core.reviewable(h, byId)) {
+        var see = make("a", "s-review-link", "Ver corrección");
+        see.href = "#examen=" + h.finished;
+        see.setAttribute("aria-label", "Ver corrección del simulacro del " + d.toLocaleDateString("es-ES"));
+        cell.appendChild(see);
+      } else cell.textContent = "—";
+      tr.appendChild(cell);
       rows.appendChild(tr);
     });
     $("s-history").hidden = !store.history.length;
@@ -68,7 +92,7 @@
 
   function start() {
     store.exam = core.newExam(data.questions, Math.floor(Math.random() * 2147483646) + 1, Date.now());
-    save(); pos = 0; exam();
+    store.exam.pos = 0; save(); pos = 0; exam();
   }
 
   /* ---- the exam: one question per screen ---- */
@@ -115,7 +139,9 @@
     $("s-left").textContent = open + " sin responder · " + flagged + " marcadas para revisar";
   }
 
-  function go(i) { pos = i; grid(); question(); }
+  function go(i) {
+    pos = i; store.exam.pos = i; save(); grid(); question();
+  }
 
   function startClock() {
     stopClock(); tick();
@@ -135,27 +161,32 @@
     if (!ex) return;
     if (!timeUp) {
       var open = ex.answers.filter(function (a) { return a === null; }).length;
-      if (open && !window.confirm("Te quedan " + open + " preguntas sin responder, que contarán como error. ¿Terminar el examen?")) return;
+      var left = open === 1 ? "Te queda 1 pregunta sin responder, que contará como error."
+        : "Te quedan " + open + " preguntas sin responder, que contarán como error.";
+      if (open && !window.confirm(left + " ¿Terminar el examen?")) return;
     }
     stopClock();
     ex.finished = Math.min(Date.now(), ex.started + core.RULES.seconds * 1000);
     store.history.push(core.summary(ex, byId));
     store.exam = null; save();
-    result(ex, timeUp);
+    setHash("#examen=" + ex.finished);
+    result(ex, timeUp ? "Se acabó el tiempo. " : "");
   }
 
   /* ---- result and review ---- */
-  function result(ex, timeUp) {
+  function result(ex, lead) {
     show("s-result");
     var s = core.score(ex, byId);
     var verdict = $("s-verdict");
     verdict.textContent = s.passed ? "Apto" : "No apto";
     verdict.className = s.passed ? "s-pass" : "s-fail";
-    $("s-summary").textContent = (timeUp ? "Se acabó el tiempo. " : "") + s.errors +
+    $("s-summary").textContent = lead + s.errors +
       (s.errors === 1 ? " error" : " errores") + " de " + s.total + " preguntas (apto con " +
       core.RULES.maxErrors + " errores como máximo).";
     var list = $("s-review"); list.innerHTML = "";
     ex.ids.forEach(function (id, i) { list.appendChild(reviewItem(byId[id], ex.answers[i], ex.flagged[i], i)); });
+    $("s-only-errors").checked = false; list.classList.remove("only-errors");
+    $("s-only-errors-n").textContent = "(" + s.errors + ")";
     verdict.focus();
   }
 
@@ -163,6 +194,7 @@
     var ok = given === q.correct;
     var li = make("li", "s-item " + (ok ? "ok" : "ko"));
     li.id = "revision-" + (i + 1);
+    li.value = i + 1;   // the exam's number, also when "solo errores" hides the rest
     var head = make("p", "s-item-head");
     head.appendChild(make("strong", null, (ok ? "Acierto" : "Error") + " · " + data.topics[q.topic]));
     if (flagged) head.appendChild(make("span", "badge", "Marcada para revisar"));
@@ -180,7 +212,8 @@
       warn.appendChild(see); li.appendChild(warn);
     }
     var p = make("p"), a = make("a", "chip s-link", "Leer en el reglamento: " + q.label);
-    a.href = q.url; p.appendChild(a);
+    // A new tab: the correction stays where it is while the student reads the rule.
+    a.href = q.url; a.target = "_blank"; a.rel = "noopener"; p.appendChild(a);
     var perm = make("a", "s-perm", "Practicar esta pregunta");
     perm.href = "practica.html#q=" + encodeURIComponent(q.id);
     p.appendChild(document.createTextNode(" ")); p.appendChild(perm);
@@ -216,30 +249,50 @@
       var added = got.simulacro.filter(function (h) { return !seen[h.finished]; });
       store.history = store.history.concat(added).sort(function (a, b) { return a.finished - b.finished; });
       save();
-      if (got.practice) {
-        try { localStorage.setItem(PRACTICE_KEY, JSON.stringify(got.practice)); } catch (e) { /* ignore */ }
+      // Practice progress from another version of the bank would be dropped by practica.html:
+      // say so instead of claiming it was imported.
+      var practice = got.practice && got.practice.bank === data.version ? got.practice : null;
+      if (practice) {
+        try { localStorage.setItem(PRACTICE_KEY, JSON.stringify(practice)); } catch (e) { /* ignore */ }
       }
-      $("s-io-status").textContent = "Progreso importado: " + added.length + " simulacros nuevos" +
-        (got.practice ? " y tu progreso de práctica." : ".");
+      $("s-io-status").textContent = "Progreso importado: " + added.length +
+        (added.length === 1 ? " simulacro nuevo" : " simulacros nuevos") +
+        (practice ? " y tu progreso de práctica." : got.practice ?
+          ". Tu progreso de práctica no se ha importado: es de otra versión del banco de preguntas." : ".");
       intro();
     };
     reader.readAsText(file);
   }
 
   $("s-start").addEventListener("click", start);
-  $("s-resume").addEventListener("click", function () { pos = 0; exam(); });
+  $("s-resume").addEventListener("click", function () { pos = store.exam.pos || 0; exam(); });
   $("s-prev").addEventListener("click", function () { if (pos > 0) go(pos - 1); });
   $("s-next").addEventListener("click", function () { if (pos < store.exam.ids.length - 1) go(pos + 1); });
   $("s-flag").addEventListener("change", function () { store.exam.flagged[pos] = $("s-flag").checked; save(); grid(); });
   $("s-finish").addEventListener("click", function () { finish(false); });
-  $("s-again").addEventListener("click", intro);
+  $("s-again").addEventListener("click", function () { setHash(""); intro(); });
+  $("s-only-errors").addEventListener("change", function () {
+    $("s-review").classList.toggle("only-errors", this.checked);
+  });
+  function route() {
+    var m = REVIEW.exec(window.location.hash), past = m && pastExam(Number(m[1]));
+    if (past) {
+      stopClock();
+      var d = new Date(past.finished);
+      result(past, "Simulacro del " + d.toLocaleDateString("es-ES") + ": ");
+      return true;
+    }
+    return false;
+  }
+  window.addEventListener("hashchange", function () { if (!store.exam && !route()) intro(); });
   $("s-export").addEventListener("click", exportProgress);
   $("s-import").addEventListener("change", function () {
     if (this.files && this.files[0]) importProgress(this.files[0]);
     this.value = "";
   });
   $("s-app").hidden = false; $("s-noscript").hidden = true;
-  if (store.exam && core.remaining(store.exam, Date.now()) > 0) exam();
-  else if (store.exam) { pos = 0; show("s-exam"); finish(true); }
-  else intro();
+  if (store.exam && core.remaining(store.exam, Date.now()) > 0) {
+    pos = Math.min(Math.max(store.exam.pos | 0, 0), store.exam.ids.length - 1); exam();
+  } else if (store.exam) { pos = 0; show("s-exam"); finish(true); }
+  else if (!route()) intro();
 })();

@@ -134,7 +134,7 @@ def test_four_errors_fail_and_export_import(tab, served_site, tmp_path):
     assert tab.is_visible("#s-history-empty")
     tab.set_input_files("#s-import", str(saved))
     tab.wait_for_selector("#s-history tbody tr")
-    assert "1 simulacros nuevos" in tab.inner_text("#s-io-status")
+    assert "1 simulacro nuevo." in tab.inner_text("#s-io-status")   # singular (issue 25.7)
     assert tab.locator("#s-history tbody td").nth(1).inner_text() == "No apto"
     bad = tmp_path / "otro.json"
     bad.write_text('{"hola": 1}', encoding="utf-8")
@@ -171,3 +171,90 @@ def test_works_from_file_url(browser, served_site):
     assert page.inner_text("#s-verdict") == "No apto"
     assert page.locator("#s-review > li").count() == 30
     page.close()
+
+
+def test_exam_state_survives_navigation_and_reload(tab, served_site):
+    """Issue 25.2: a reload or a visit to another page mid-exam comes back to the same
+    question, with the same answers and the clock still running."""
+    _, base = served_site
+    tab.goto(f"{base}/simulacro.html")
+    tab.click("#s-start")
+    tab.locator("#s-options label").nth(2).click()
+    tab.click("#s-next")
+    tab.locator("#s-options label").nth(1).click()
+    tab.click("#s-next")
+    tab.click("#s-next")                              # on question 4, two answered
+    tab.clock.fast_forward("03:00")
+    tab.reload()
+    assert tab.inner_text("#s-counter") == "Pregunta 4 de 30"
+    tab.goto(f"{base}/index.html")
+    tab.go_back()
+    tab.wait_for_selector("#s-exam:not([hidden])")
+    assert tab.inner_text("#s-counter") == "Pregunta 4 de 30"
+    assert _exam(tab)["answers"][:4] == [2, 1, None, None]
+    assert "2 sin responder" not in tab.inner_text("#s-left")
+    assert tab.inner_text("#s-left").startswith("28 sin responder")
+    assert 27 * 60 - 120 <= _seconds(tab) <= 27 * 60
+    tab.click("#s-grid li:nth-child(2) button")
+    assert tab.locator("#s-options input:checked").get_attribute("value") == "1"
+
+
+def test_review_only_errors_new_tab_and_past_exam(tab, served_site):
+    """Issue 25.2: the law opens in a new tab; "ver solo los errores"; the review survives a
+    reload and a past exam is reviewable again from the history."""
+    _, base = served_site
+    tab.goto(f"{base}/simulacro.html")
+    tab.click("#s-start")
+    asked = _answer_all(tab, wrong={2, 9, 20, 27})
+    tab.click("#s-finish")
+    links = tab.locator("#s-review a.s-link")
+    assert links.count() == 30
+    assert set(links.evaluate_all("els => els.map(e => e.target)")) == {"_blank"}
+    tab.check("#s-only-errors")
+    visible = tab.locator("#s-review > li:visible")
+    assert visible.count() == 4
+    assert visible.evaluate_all("els => els.map(e => e.value)") == [3, 10, 21, 28]
+    assert tab.inner_text("#s-verdict") == "No apto"
+    tab.reload()                                      # the same review, not the intro
+    tab.wait_for_selector("#s-result:not([hidden])")
+    assert tab.locator("#s-review > li.ko").count() == 4
+    tab.click("#s-again")
+    tab.wait_for_selector("#s-intro:not([hidden])")
+    tab.click("#s-history a.s-review-link")
+    tab.wait_for_selector("#s-result:not([hidden])")
+    items = tab.locator("#s-review > li")
+    assert items.count() == 30
+    assert asked[9]["question"] in items.nth(9).inner_text()
+    assert "Tu respuesta: " + "abc"[(asked[9]["correct"] + 1) % 3] in items.nth(9).inner_text()
+    assert "4 errores de 30 preguntas" in tab.inner_text("#s-summary")
+    tab.go_back()
+    tab.wait_for_selector("#s-intro:not([hidden])")
+    _no_overflow(tab)
+
+
+def test_one_question_left_is_singular(tab, served_site):
+    """Issue 25.7: "Te queda 1 pregunta", not "Te quedan 1 preguntas"."""
+    _, base = served_site
+    tab.goto(f"{base}/simulacro.html")
+    tab.click("#s-start")
+    for n in range(29):
+        tab.locator("#s-options label").nth(0).click()
+        tab.click("#s-next")
+    seen = []
+    tab.once("dialog", lambda d: (seen.append(d.message), d.dismiss()))
+    tab.click("#s-finish")
+    assert seen and seen[0].startswith("Te queda 1 pregunta sin responder, que contará")
+    assert tab.is_visible("#s-exam")
+
+
+def test_import_from_another_bank_says_practice_was_not_imported(tab, served_site, tmp_path):
+    _, base = served_site
+    tab.goto(f"{base}/simulacro.html")
+    other = tmp_path / "otro-banco.json"
+    other.write_text(json.dumps({"schema": "citavial-progress/1", "simulacro": [],
+                                 "practice": {"version": 1, "bank": "otro", "log": []}}),
+                     encoding="utf-8")
+    tab.set_input_files("#s-import", str(other))
+    tab.wait_for_function("() => document.getElementById('s-io-status').textContent !== ''")
+    assert "no se ha importado" in tab.inner_text("#s-io-status")
+    assert tab.evaluate("() => localStorage.getItem('citavial.practice.v1')") is None
