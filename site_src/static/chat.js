@@ -4,7 +4,9 @@
  * shown comes from the worker's events and is inserted as text (never as HTML); links are built
  * only from allowlisted citation URLs (or, for "not regulated here", the named norm's BOE page;
  * for a question about a sign, the build's link to it on the signs page) and open in a new tab.
- * The conversation is kept in sessionStorage, so it survives following a link. Without a worker the site works as before and the widget offers the static search.
+ * The conversation is kept in sessionStorage, so it survives following a link (the panel stays
+ * closed until asked for). Without a worker the site works as before and the widget offers the
+ * static search.
  * Mount: <div id="citavial-chat" data-api="…optional base URL…"></div>. */
 (function () {
   "use strict";
@@ -45,7 +47,8 @@
   function link(c, text, url) {
     var a = el("a", "cv-chip", text || c.label);
     a.href = new URL(url || c.url, ROOT).href; // allowlisted deep link (page#anchor:~:text=…)
-    a.setAttribute("aria-label", "Abrir (pestaña nueva): " + c.label); // a citation, or a sign
+    // The accessible name starts with the visible text (WCAG 2.5.3), then says where it opens.
+    a.setAttribute("aria-label", a.textContent + " (se abre en una pestaña nueva)");
     return out(a);
   }
 
@@ -90,15 +93,20 @@
   }
   input.addEventListener("input", searchHref);
   panel.append(head, note, log, status, form);
-  mount.append(toggle, panel);
+  // The toggle sits in the page header, in the flow: a floating button covered the text (on a
+  // phone, option c) of an exam question). The panel docks beside the text column on wide
+  // screens (the page makes room for it) and is a bottom sheet on phones (chat.css).
+  var header = document.querySelector(".site-header .wrap");
+  if (header) header.appendChild(toggle); else mount.appendChild(toggle);
+  mount.appendChild(panel);
 
   function setStatus(text, offline) {
     status.textContent = text;
     panel.classList.toggle("cv-offline", !!offline);
   }
   function open(show) {
-    store(sessionStorage, KEY + ".open", show ? "1" : "0");
     panel.hidden = !show;
+    document.documentElement.classList.toggle("cv-docked", !!show);
     toggle.setAttribute("aria-expanded", String(show));
     if (show) { input.focus(); if (api === null) connect(); } else toggle.focus();
   }
@@ -113,21 +121,30 @@
   function offline() {
     api = null;
     send.disabled = true;
-    setStatus("Asistente sin conexión: necesita el servicio local («citavial serve»). " +
-      "El resto del sitio funciona sin él.", true);
+    setStatus("El asistente no está disponible ahora mismo (sin conexión). Puedes buscar tu " +
+      "pregunta en el sitio: la búsqueda y todas las páginas funcionan sin él.", true);
     if (!search) {
       search = el("a", "cv-search", "Buscar tu pregunta (funciona sin conexión)");
-      where = el("form", "cv-where");
-      var l = el("label", "cv-label", "¿Tu asistente está en otra dirección?");
+      // For whoever runs an assistant elsewhere (a teacher, a school): folded away, and no
+      // developer address shown to a student.
+      where = el("details", "cv-where-box");
+      where.appendChild(el("summary", null, "¿Tu centro tiene el asistente en otra dirección?"));
+      var f = el("form", "cv-where");
+      var l = el("label", "cv-label", "Dirección del asistente");
       var i = el("input", "cv-input");
       i.id = l.htmlFor = "cv-api";
-      i.value = bases[bases.length - 1] || LOCAL;
+      i.type = "url";
+      i.placeholder = "https://…";
+      if (saved) i.value = saved;
       var b = el("button", "cv-connect", "Conectar");
-      where.append(l, i, b);
-      where.addEventListener("submit", function (e) {
+      f.append(l, i, b);
+      where.appendChild(f);
+      f.addEventListener("submit", function (e) {
         e.preventDefault();
         var v = i.value.trim().replace(/\/+$/, "");
-        if (!/^https?:\/\/[^\s/]+$/.test(v)) return setStatus("Ejemplo: http://127.0.0.1:8001", true);
+        if (!/^https?:\/\/[^\s/]+$/.test(v)) {
+          return setStatus("Escribe la dirección completa, que empieza por http:// o https://", true);
+        }
         store(localStorage, API_KEY, v);
         bases = [v];
         connect();
@@ -149,7 +166,8 @@
         if (!h || h.ok !== true) {
           if (h && h.mode === "unavailable" && i + 1 >= bases.length) {
             api = null; send.disabled = true;
-            return setStatus("El asistente no puede responder: falta el índice (citavial build).", true);
+            return setStatus("El asistente no puede responder ahora mismo. La búsqueda del sitio " +
+              "funciona sin él.", true);
           }
           return connect(i + 1);
         }
@@ -167,13 +185,20 @@
     if (q.length < 3) return setStatus("Escribe una pregunta de al menos 3 caracteres.");
     if (api === null) return offline();
     if (busy) busy.abort(); // a new question stops the previous answer
-    ask(q);
-    input.value = "";
+    ask(q); // the box is cleared once the answer starts, so a refused question is not lost
   });
+
+  /* A pasted exam question "… a) x b) y c) z" is echoed with one option per line. */
+  function echo(q) {
+    if (q.indexOf("\n") < 0 && /(^|\s)a\)\s/.test(q) && /\sb\)\s/.test(q)) {
+      q = q.replace(/\s+(?=[a-d]\)\s)/g, "\n");
+    }
+    return q;
+  }
 
   function item(q) {
     var it = el("article", "cv-item");
-    it.appendChild(el("p", "cv-q", q));
+    it.appendChild(el("p", "cv-q", echo(q)));
     log.appendChild(it);
     return { item: it, sent: {}, lead: null, answer: null, events: [], q: q, id: ++n };
   }
@@ -192,14 +217,33 @@
         return r.json().catch(function () { return {}; }).then(function (j) {
           fail(st, r.status === 400 ? HTTP[400] + (j.error || "") :
             HTTP[r.status] || "el asistente respondió con un error (" + r.status + ").");
+          if (r.status === 429 || r.status === 503) retry(st, q);
         });
       }
+      if (input.value.trim() === q) input.value = "";
+      st.started = true;
       return read(r.body.getReader(), st);
     }).catch(function (err) {
       if (err.name === "AbortError") return end(st, "Respuesta interrumpida.");
+      // Only a request that never got an answer means the worker is gone; a stream cut or
+      // damaged half-way is this answer's problem, not the connection's.
+      if (st.started) return fail(st, "la respuesta llegó incompleta; vuelve a preguntar.");
       fail(st, "no se pudo contactar con el asistente.");
       offline();
     });
+  }
+
+  /* After a 429/503 the question is still in the box; one button asks it again. */
+  function retry(st, q) {
+    if (!input.value.trim()) input.value = q;
+    var b = el("button", "cv-retry", "Volver a preguntar");
+    b.type = "button";
+    b.addEventListener("click", function () {
+      b.remove();
+      input.value = q;
+      form.requestSubmit();
+    });
+    st.item.appendChild(b);
   }
 
   function read(reader, st) {
@@ -216,7 +260,11 @@
             if (line.indexOf("event: ") === 0) name = line.slice(7);
             else if (line.indexOf("data: ") === 0) data += line.slice(6);
           });
-          if (data) { var d = JSON.parse(data); st.events.push([name, d]); handle(st, name, d); }
+          var d = null;
+          try { d = data ? JSON.parse(data) : null; } catch (e) { d = null; } // a damaged event: skip it
+          if (d && typeof d === "object") {
+            try { handle(st, name, d); st.events.push([name, d]); } catch (e) { /* idem */ }
+          }
         }
         return pump();
       });
@@ -360,6 +408,8 @@
       var st = item(rec.q);
       rec.events.forEach(function (ev) { st.events.push(ev); handle(st, ev[0], ev[1]); });
     });
-    if (all.length && store(sessionStorage, KEY + ".open") === "1") open(true);
+    // Never reopened by itself: on the page a citation opens, the panel would cover the very
+    // words the link highlights. The toggle says the conversation is there.
+    if (all.length) toggle.textContent = "Preguntar al Reglamento (" + all.length + ")";
   })();
 })();

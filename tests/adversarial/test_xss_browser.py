@@ -42,7 +42,7 @@ def ask_in_widget(browser, base: str, question: str):
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{base}/index.html")
-    page.click("#citavial-chat .cv-toggle")
+    page.click(".cv-toggle")
     page.wait_for_function("document.querySelector('#citavial-chat .cv-status')"
                            ".textContent.startsWith('Listo')", timeout=10000)
     page.fill("#cv-q", question)
