@@ -16,6 +16,7 @@ missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$missing nginx"
 command -v pdftotext >/dev/null 2>&1 || missing="$missing poppler-utils"  # RD 818/2009 fidelity tests
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -n "$missing" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
@@ -30,6 +31,9 @@ if [ -n "$missing" ]; then
   [ -z "$policy" ] || rm -f "$policy"
 fi
 
+# axe-core (the accessibility test, tests/browser/test_axe.py) from its npm package, pinned by
+# package-lock.json, into the git-ignored node_modules/: read from disk, no network at test time.
+npm ci --no-audit --no-fund --loglevel=error
 bash tests/lint.sh
 .venv/bin/citavial model-setup   # assemble + sha256-check the default GGUF once (worker tests use it)
 .venv/bin/citavial build

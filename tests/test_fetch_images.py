@@ -123,6 +123,6 @@ def test_build_shows_fetched_images_inline(server, tmp_path):
 
 def test_build_without_images_keeps_labelled_placeholders(built_site):
     signs = (built_site / "senales.html").read_text(encoding="utf-8")
-    assert 'aria-label="Imagen de la señal R-101 (Entrada prohibida) en el BOE">ver en el BOE</a>' in signs
+    assert 'aria-label="Ver en el BOE la imagen de la señal R-101 (Entrada prohibida)">ver en el BOE</a>' in signs
     assert "Ver imagen en el BOE" in (built_site / "anexoI-5.html").read_text(encoding="utf-8")
     assert not (built_site / "images").exists()

@@ -21,7 +21,7 @@ from citavial.build.errors import BuildError
 # parts are authored (and tested) separately. Bundle → parts, in order.
 BUNDLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("static/app.css", ("static/site.css", "static/chat.css", "static/pwa.css")),
-    ("static/app.js", ("static/pwa.js", "static/chat.js")),
+    ("static/app.js", ("static/pwa.js", "static/tables.js", "static/chat.js")),
 )
 HASHED_SUFFIXES = frozenset({".css", ".js"})   # icons keep stable names (og:image, manifest)
 # Text files worth a precompressed twin; smaller files gain nothing from gzip.

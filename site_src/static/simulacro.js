@@ -88,6 +88,7 @@
     });
     $("s-accuracy").hidden = !body.rows.length;
     $("s-resume").hidden = !store.exam;
+    if (window.CitavialTables) window.CitavialTables.mark();   // the tables just filled
   }
 
   function start() {
