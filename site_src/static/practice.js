@@ -83,8 +83,14 @@
       text($("p-changed-date"), fecha(current.changed));
       $("p-changed-link").href = "cambios.html#d-" + current.changed.replace(/-/g, "");
     }
-    // No scroll on answering: on a phone, focusing "Siguiente" scrolled the options away.
-    $("p-next").hidden = false; $("p-next").focus({ preventScroll: true });
+    // Focus goes to the verdict, right under the options: "Siguiente" sat off screen on a
+    // phone, and focusing it either scrolled the options away or left the focus unseen. The
+    // verdict is scrolled just into view when needed; Tab reaches the link and "Siguiente".
+    $("p-next").hidden = false;
+    var verdict = $("p-verdict");
+    verdict.focus({ preventScroll: true });
+    var box = verdict.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) verdict.scrollIntoView({ block: "nearest" });
     progress();
   }
 
