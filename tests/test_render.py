@@ -136,3 +136,25 @@ def test_history_lists_versions(built_site):
     versions = page.xpath("//ol[@class='versions']/li")
     assert len(versions) == 4
     assert "BOE-A-2026-13889" in versions[-1].text_content()
+
+
+@pytest.mark.parametrize("name, heading", [
+    pytest.param("anexoI-5.html", "Anexo I, apartado 5 Catálogo oficial de señales de la "
+                 "circulación y marcas viales.", id="annex-section-number-once"),
+    pytest.param("anexoI-1.html", "Anexo I, apartado 1 Señales y órdenes", id="em-space-after-number"),
+    pytest.param("anexoIII-s1.html", "Anexo III, sección 1 Condiciones de circulación",
+                 id="seccion-once"),
+    pytest.param("art48.html", "Artículo 48 Velocidades máximas en vías fuera de poblado.",
+                 id="article-unchanged"),
+])
+def test_heading_never_repeats_the_labels_number(built_site, name, heading):
+    """Issue 25.7: "Anexo I, apartado 5. 5." — the BOE title repeats the section's number."""
+    page = _page(built_site, name)
+    shown = " ".join(page.xpath("string(//h1)").split())
+    assert shown.startswith(heading), shown
+
+
+def test_no_page_title_repeats_its_number(built_site):
+    for path in built_site.glob("*.html"):
+        title = " ".join(_page(built_site, path.name).xpath("string(//title)").split())
+        assert not re.search(r"\b(\d+)\. \1\.|sección (\d+)\. Sección \2", title), title

@@ -24,7 +24,7 @@ def meta(root, key: str) -> str:
     pytest.param("art48.html", "Artículo 48. Velocidades máximas en vías fuera de poblado",
                  id="art48"),
     pytest.param("art18.html", "Artículo 18. Otras obligaciones del conductor", id="art18-long"),
-    pytest.param("anexoI-5.html", "Anexo I, apartado 5. 5. Catálogo oficial de señales",
+    pytest.param("anexoI-5.html", "Anexo I, apartado 5. Catálogo oficial de señales",   # not "5. 5."
                  id="annex-section"),
 ])
 def test_unit_preview_is_the_regulations_own_words(published_site, reg, page, title):

@@ -7,6 +7,7 @@ the XML text (see tests/test_render.py); page chrome lives outside passage eleme
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,9 +68,24 @@ def environment(site_src: Path) -> Environment:
     env.filters["deeplinks_script"] = deeplinks_script
     env.filters["human_label"] = human_label
     env.filters["first_passage"] = first_passage
+    env.filters["shown_title"] = shown_title
     env.globals["STATUS_LABELS"] = STATUS_LABELS
     env.globals["csp"] = csp(meta=True)   # the same policy `citavial serve` sends as a header
     return env
+
+
+def shown_title(unit) -> str:
+    """The unit's title as a heading shows it after its label: an annex section's BOE title
+    repeats the number the label already gives ("Anexo I, apartado 5" + "5. Catálogo…"), so
+    that leading number goes ("Anexo I, apartado 5. Catálogo…", not "5. 5."); likewise
+    "Anexo III, sección 1" + "Sección 1.ª Condiciones…"."""
+    title = unit.title or ""
+    words = unit.label.split()
+    number, kind = words[-1], words[-2] if len(words) > 1 else ""
+    # "1.\u2003Señales…" (\s matches the BOE's em space) or "Sección 1.ª Condiciones…".
+    pattern = rf"(?:{re.escape(kind)}\s+)?{re.escape(number)}(?:\.ª|\.º)?\.?-?\s+(?=\S)"
+    repeat = re.match(pattern, title, re.IGNORECASE) if number.isdigit() else None
+    return title[repeat.end():] if repeat else title
 
 
 def first_passage(unit) -> str:
