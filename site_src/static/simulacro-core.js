@@ -107,8 +107,10 @@
     var out = {};
     history.forEach(function (h) {
       Object.keys(h.topics || {}).forEach(function (t) {
+        var v = h.topics[t];   // [right, asked]; a damaged entry is skipped, never NaN
+        if (!Array.isArray(v) || !(v[1] > 0) || !(v[0] >= 0) || v[0] > v[1]) return;
         var acc = out[t] || (out[t] = [0, 0]);
-        acc[0] += h.topics[t][0]; acc[1] += h.topics[t][1];
+        acc[0] += Math.floor(v[0]); acc[1] += Math.floor(v[1]);
       });
     });
     return out;

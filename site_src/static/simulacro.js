@@ -63,7 +63,8 @@
                           d.toLocaleTimeString("es-ES", { hour: "2-digit", minute: "2-digit" })));
       tr.appendChild(make("td", h.passed ? "s-pass" : "s-fail", h.passed ? "Apto" : "No apto"));
       tr.appendChild(make("td", null, String(h.errors)));
-      tr.appendChild(make("td", null, core.clock(Math.min(h.seconds, core.RULES.seconds))));
+      tr.appendChild(make("td", null, h.seconds >= 0 ?
+        core.clock(Math.min(Math.floor(h.seconds), core.RULES.seconds)) : "—"));
       var cell = make("td");
       if (core.reviewable(h, byId)) {
         var see = make("a", "s-review-link", "Ver corrección");

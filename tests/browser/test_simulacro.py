@@ -258,3 +258,32 @@ def test_import_from_another_bank_says_practice_was_not_imported(tab, served_sit
     tab.wait_for_function("() => document.getElementById('s-io-status').textContent !== ''")
     assert "no se ha importado" in tab.inner_text("#s-io-status")
     assert tab.evaluate("() => localStorage.getItem('citavial.practice.v1')") is None
+
+
+def test_import_with_missing_fields_neither_crashes_nor_shows_nan(tab, served_site, tmp_path):
+    """Issue 25.7: an imported progress file with missing or damaged fields: the simulacro
+    history and practica.html still work, and no "NaN" reaches the screen."""
+    _, base = served_site
+    tab.goto(f"{base}/simulacro.html")
+    bank = tab.evaluate("() => window.CITAVIAL_BANK.version")
+    some = tab.evaluate("() => window.CITAVIAL_BANK.questions[0].id")
+    damaged = tmp_path / "roto.json"
+    damaged.write_text(json.dumps({
+        "schema": "citavial-progress/1",
+        "simulacro": [{"finished": 1, "errors": 2, "total": 30, "topics": {"velocidad": [1]}},
+                      {"finished": 2, "errors": 1, "total": 30, "seconds": 60,
+                       "topics": {"luces": "x", "velocidad": [3, 4]}}],
+        "practice": {"version": 1, "bank": bank, "log": [{"id": some}, {}], "mastery": None}}),
+        encoding="utf-8")
+    tab.set_input_files("#s-import", str(damaged))
+    tab.wait_for_selector("#s-history tbody tr")
+    assert "NaN" not in tab.inner_text("main")
+    errors = []
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.goto(f"{base}/practica.html")
+    tab.wait_for_selector("#p-options button")
+    shown = tab.inner_text("main")
+    assert "NaN" not in shown and errors == []
+    assert "de 1 respuestas correctas" in tab.inner_text("#p-count")
+    tab.locator("#p-options button").first.click()
+    assert "NaN" not in tab.inner_text("main") and errors == []
