@@ -32,7 +32,10 @@ def page_links(reg: Regulation, site_dir: Path,
                 continue
             urls = []
             for row in block.table.rows:
-                quote = ROW_SEPARATOR.join(c.text.replace("\n", " ") for c in row)
+                # An empty cell (the corner of a header row) is no block of the page's text:
+                # quoting it made the header row unlinkable.
+                quote = ROW_SEPARATOR.join(c.text.replace("\n", " ") for c in row
+                                           if c.text.strip())
                 check = check_quote(reg, pages, Citation("<row>", 0, block.ref, quote))
                 urls.append(check.url if not check.reason else "")
             out[unit.page]["rows"][anchor(block.ref)] = urls

@@ -9,9 +9,19 @@
   var links = window.CITAVIAL_LINKS || { passages: {}, rows: {} };
   var panel = null;
 
+  /* The link to share. Opened from disk (file://), a link to this computer's file is no use
+   * to anyone else: a build made with --base-url names the published page (<link
+   * rel="canonical">), and the link is made against it; without one, the panel says so. */
+  var canonical = document.querySelector('link[rel="canonical"]');
+  var local = window.location.protocol === "file:";
   function absolute(rel) {
+    if (local && canonical) return new URL(rel, canonical.href).href;
     return new URL(rel, window.location.href).href;
   }
+  var NOTE = local ? (canonical ? "Enlace a la página publicada (" +
+      new URL(canonical.href).host + "), que puedes compartir."
+    : "Este enlace lleva a un archivo de tu equipo: sirve para ti, pero no para compartirlo " +
+      "con otras personas.") : "";
 
   function button(label, url) {
     var b = document.createElement("button");
@@ -36,7 +46,10 @@
       var close = document.createElement("button");
       close.type = "button"; close.className = "copy-close"; close.textContent = "Cerrar";
       close.addEventListener("click", function () { panel.hidden = true; });
+      var note = document.createElement("span"); note.className = "copy-note";
+      note.textContent = NOTE; note.hidden = !NOTE;
       panel.appendChild(msg); panel.appendChild(input); panel.appendChild(close);
+      panel.appendChild(note);
     }
     panel.querySelector(".copy-msg").textContent = copied ? "Enlace copiado:" : "Copia este enlace:";
     panel.querySelector(".copy-url").value = url;
@@ -63,7 +76,9 @@
       var rows = links.rows[id] || [];
       Array.prototype.forEach.call(el.rows, function (tr, i) {
         var cell = tr.cells[tr.cells.length - 1];
-        if (cell) cell.appendChild(button("Copiar enlace a esta fila", rows[i] || url));
+        // A row the gate could not link on its own gets the table's link, and says so.
+        if (cell) cell.appendChild(rows[i] ? button("Copiar enlace a esta fila", rows[i])
+          : button("Copiar enlace a la tabla (esta fila no tiene enlace propio)", url));
       });
       el.parentElement.insertBefore(button("Copiar enlace a esta tabla", url), el);
     } else {

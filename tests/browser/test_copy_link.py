@@ -90,3 +90,63 @@ def _lands_on(tab, url: str, anchor: str, text: str | None) -> None:
     assert tab.evaluate("() => document.querySelector(':target').closest('[id]').id") == anchor
     if text is not None:
         assert tab.evaluate("() => document.querySelector(':target').closest('[id]').textContent") == text
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_header_row_links_to_that_row(browser, served_site, viewport):
+    """Issue 25.6: "Copiar enlace a esta fila" on a table's header row gave the whole table's
+    link; it links to the header row itself now, and lands on its words."""
+    out, base = served_site
+    rows = _rows(out, "art48.html")["art48-1-a"]
+    assert rows[0], "the header row of art. 48's table has no row link"
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
+    tab = context.new_page()
+    tab.goto(f"{base}/art48.html")
+    head = tab.locator("#art48-1-a tr").first
+    assert head.locator(".copy-link").get_attribute("aria-label") == "Copiar enlace a esta fila"
+    head.locator(".copy-link").click()
+    tab.wait_for_selector(".copy-panel:not([hidden])")
+    assert tab.input_value(".copy-panel .copy-url") == f"{base}/{rows[0]}"
+    assert rows[0] != _allowlist(out)["art48-1-a"]["url"]
+    _lands_on(tab, f"{base}/{rows[0]}", "art48-1-a", None)
+    picked = tab.evaluate("() => getSelection().toString() || document.querySelector(':target')"
+                          ".textContent")
+    assert "Turismos" in picked
+    context.close()
+
+
+def test_a_row_without_its_own_link_says_it_copies_the_table(browser, served_site):
+    out, base = served_site
+    rows = _rows(out, "anexoI-2.html")["anexoI-2-p1"]
+    n = rows.index("")
+    tab = browser.new_page()
+    tab.goto(f"{base}/anexoI-2.html")
+    label = tab.locator("#anexoI-2-p1 tr").nth(n).locator(".copy-link").get_attribute("aria-label")
+    assert "tabla" in label and "fila" in label
+    tab.close()
+
+
+def test_file_url_without_base_url_says_the_link_is_local(browser, served_site):
+    out, _ = served_site
+    tab = browser.new_page()
+    tab.goto((out / "art82.html").as_uri())
+    tab.locator(".unit .body p[data-ref] > .copy-link").first.click()
+    tab.wait_for_selector(".copy-panel:not([hidden])")
+    assert tab.input_value(".copy-panel .copy-url").startswith("file://")
+    assert tab.is_visible(".copy-panel .copy-note")
+    assert "no para compartirlo" in tab.inner_text(".copy-panel .copy-note")
+    tab.close()
+
+
+def test_file_url_of_a_published_build_offers_the_published_link(browser, published_site):
+    """Issue 25.6: a build made with --base-url, opened from disk: the copy box offers the
+    published page's link (shareable), not file:///…/dist/…."""
+    published_at = "https://autoescuela.example/rgc/"   # tests/conftest.py: published_site
+    tab = browser.new_page()
+    tab.goto((published_site / "art82.html").as_uri())
+    tab.locator(".unit .body p[data-ref] > .copy-link").first.click()
+    tab.wait_for_selector(".copy-panel:not([hidden])")
+    url = tab.input_value(".copy-panel .copy-url")
+    assert url.startswith(published_at + "art82.html#art82"), url
+    assert "autoescuela.example" in tab.inner_text(".copy-panel .copy-note")
+    tab.close()
