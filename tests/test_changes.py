@@ -80,3 +80,16 @@ def test_every_change_is_a_real_difference(changes):
             assert c.before.in_force <= c.after.in_force
             for p in c.paragraphs:
                 assert any(k != EQUAL for k, _ in p.ops), (c, p)
+
+
+@pytest.mark.parametrize("old, new, shown", [
+    pytest.param("a b c d e f", "a b c d e g", None, id="one-word-changed-diff"),
+    pytest.param("los ciclos podrán llevar un menor", "en los ciclomotores puede viajar un pasajero",
+                 ("los ciclos podrán llevar un menor",
+                  "en los ciclomotores puede viajar un pasajero"), id="rewritten-side-by-side"),
+    pytest.param("uno dos tres", "", None, id="deleted-stays-a-diff"),
+])
+def test_rewritten_paragraphs_are_shown_side_by_side(old, new, shown):
+    """Issue 25.7: when most words of a paragraph changed, the two wordings side by side."""
+    from citavial.build.changes import sides, word_diff
+    assert sides(word_diff(old, new)) == shown

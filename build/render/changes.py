@@ -159,6 +159,22 @@ def compact(ops: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+REWRITTEN = 0.5   # below this share of kept words, a paragraph reads better as before/after
+
+
+def sides(ops: tuple[tuple[str, str], ...]) -> tuple[str, str] | None:
+    """(old wording, new wording) when most words of the paragraph changed, else None: a
+    word-by-word diff of a rewritten paragraph is a patchwork of <del>/<ins> that nobody can
+    read, so the page shows the two wordings side by side instead."""
+    kept = sum(len(t.split()) for k, t in ops if k == EQUAL)
+    old = " ".join(t for k, t in ops if k != INSERTED)
+    new = " ".join(t for k, t in ops if k != DELETED)
+    longest = max(len(old.split()), len(new.split()))
+    if not longest or kept >= REWRITTEN * longest or not old or not new:
+        return None
+    return old, new
+
+
 def change_id(c: Change) -> str:
     """The anchor of a change on cambios.html: ``c-art48-20261001``."""
     return f"c-{c.unit_ref.split('#', 1)[1].replace('.', '-')}-{c.in_force.strftime('%Y%m%d')}"
@@ -175,6 +191,7 @@ def by_date(reg: Regulation, changes: dict[str, tuple[Change, ...]]) -> list[dic
     return [{"date": d, "future": d > reg.as_of, "changes": [
         {"id": change_id(c), "unit": units[c.unit_ref], "norm": c.after.norm_id,
          "before": c.before, "paragraphs": [
-             {"ref": p.ref, "ops": compact(p.ops)} for p in c.paragraphs]}
+             {"ref": p.ref, "ops": compact(p.ops), "sides": sides(p.ops)}
+             for p in c.paragraphs]}
         for c in sorted(days[d], key=lambda c: order[c.unit_ref])]}
         for d in sorted(days, reverse=True)]

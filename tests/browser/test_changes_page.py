@@ -57,3 +57,22 @@ def test_practice_question_warns_of_a_changed_passage(browser, served_site):
     tab.goto(f"{base}/cambios.html#d-{day}")
     assert tab.locator(f"#d-{day}").is_visible()
     tab.close()
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_a_rewritten_paragraph_shows_both_wordings(browser, served_site, viewport):
+    """Issue 25.7: side by side on a desktop, one above the other on a phone."""
+    _, base = served_site
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
+    tab = context.new_page()
+    tab.goto(f"{base}/cambios.html")
+    pair = tab.locator(".diff-sides").first
+    assert pair.locator("del, ins").count() == 0
+    old = pair.locator(".diff-old").bounding_box()
+    new = pair.locator(".diff-new").bounding_box()
+    if viewport == "desktop":
+        assert old["y"] == new["y"] and old["x"] + old["width"] <= new["x"]
+    else:
+        assert new["y"] >= old["y"] + old["height"]
+    assert tab.evaluate("() => document.documentElement.scrollWidth") <= VIEWPORTS[viewport]["width"]
+    context.close()
