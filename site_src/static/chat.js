@@ -367,7 +367,9 @@
     box.appendChild(el("summary", null, title + " (" + list.length + ")"));
     list.forEach(function (c) {
       var fig = el("figure", "cv-cite");
-      fig.appendChild(el("blockquote", "cv-quote", c.quote));
+      var bq = el("blockquote", "cv-quote", c.quote);
+      fig.appendChild(bq);
+      asTable(c, fig, bq);
       var cap = el("figcaption");
       cap.appendChild(link(c, c.label));
       var boe = out(el("a", "cv-boe", "BOE"));
@@ -378,6 +380,39 @@
     });
     if (list[0]) box.appendChild(el("p", "cv-license", list[0].source_license));
     st.item.appendChild(box);
+  }
+
+  /* A quoted table is shown as a table: its rows and cells are read from the cited page (same
+   * site; offline from the precache) and used only if, read in order, they are exactly the
+   * quote's words — so what is shown is still the verified quote. Otherwise (file://, another
+   * element, any mismatch) the quote stays one run of text. Parsed, never executed. */
+  function flat(s) { return String(s).replace(/\s+/g, " ").trim(); }
+  function asTable(c, fig, bq) {
+    var url = new URL(c.url, ROOT), id = url.hash.slice(1).split(":~:")[0];
+    if (!/^https?:$/.test(url.protocol) || !id || !window.DOMParser) return;
+    url.hash = "";
+    fetch(url.href).then(function (r) { return r.ok ? r.text() : ""; }).then(function (html) {
+      var src = html && new DOMParser().parseFromString(html, "text/html")
+        .getElementById(decodeURIComponent(id));
+      if (!src || src.tagName !== "TABLE") return;
+      var t = el("table", "cv-table cv-quote-table"), words = [];
+      t.setAttribute("aria-label", "Tabla citada: " + c.label);
+      Array.prototype.forEach.call(src.rows, function (row) {
+        var tr = el("tr");
+        Array.prototype.forEach.call(row.cells, function (cell) {
+          var text = flat(cell.textContent);
+          if (text) words.push(text);
+          var out = el(cell.tagName === "TH" ? "th" : "td", null, text);
+          if (cell.tagName === "TH") out.scope = cell.getAttribute("scope") || "col";
+          tr.appendChild(out);
+        });
+        t.appendChild(tr);
+      });
+      if (words.join(" ") !== flat(c.quote) || !bq.parentNode) return;
+      var box = el("div", "cv-table-wrap");
+      box.appendChild(t);
+      fig.replaceChild(box, bq);
+    }).catch(function () { /* keep the quote as text */ });
   }
 
   function fail(st, msg) {

@@ -199,3 +199,43 @@ def test_a_chip_accessible_name_contains_its_visible_text(tab, served_site):
     for k in range(chips.count()):
         chip = chips.nth(k)
         assert chip.inner_text().strip() in chip.get_attribute("aria-label")
+
+
+def _entry(out, anchor: str) -> dict:
+    data = json.loads((out / "allowlist.json").read_text(encoding="utf-8"))
+    e = next(e for e in data["entries"] if e["anchor"] == anchor)
+    return {"n": 1, "ref": e["ref"], "label": e["label"], "url": e["url"], "quote": e["text"],
+            "span_url": e["url"], "source_url": e["source_url"],
+            "source_license": e["source_license"], "as_of": e["as_of"]}
+
+
+@pytest.mark.parametrize("tamper", [pytest.param(False, id="table-quote"),
+                                    pytest.param(True, id="quote-differs-stays-text")])
+def test_a_table_under_fuentes_is_a_table(tab, served_site, tamper):
+    """Issue 25.3: under "Fuentes" a quoted table is shown as rows and cells (read from the
+    cited page, used only when they read exactly the quote), not one flat run of words."""
+    out, base = served_site
+    table, para = _entry(out, "art48-1-a"), _entry(out, "art48-1-b")
+    if tamper:
+        table["quote"] = table["quote"].replace("120", "130")
+    para["n"] = 2
+    body = sse(("answer", {"label": "Lo que dice el Reglamento", "text": "x", "emphasis": []}),
+               ("citations", {"citations": [table, para]}), ("done", {"mode": "extractive"}))
+    Worker(tab, [(200, body)])
+    tab.goto(f"{base}/index.html")
+    _open(tab)
+    it = _ask(tab, "¿Velocidad máxima en autopista?")
+    it.locator(".cv-cites summary").click()
+    figs = it.locator(".cv-cites figure")
+    if tamper:
+        tab.wait_for_load_state("networkidle")        # the page fetch has come back
+        assert figs.nth(0).locator("table").count() == 0
+        assert "130" in figs.nth(0).locator("blockquote").inner_text()
+        return
+    tab.wait_for_selector(".cv-cites table.cv-quote-table")
+    rows = figs.nth(0).locator("tr")
+    assert rows.count() == 3
+    assert rows.nth(1).locator("th, td").all_inner_texts() == ["Autopista y autovía", "120",
+                                                               "90", "100"]
+    assert figs.nth(1).locator("blockquote").inner_text() == para["quote"]   # prose stays prose
+    assert tab.evaluate("() => document.documentElement.scrollWidth") <= tab.viewport_size["width"]
