@@ -91,5 +91,5 @@ def test_every_change_is_a_real_difference(changes):
 ])
 def test_rewritten_paragraphs_are_shown_side_by_side(old, new, shown):
     """Issue 25.7: when most words of a paragraph changed, the two wordings side by side."""
-    from citavial.build.changes import sides, word_diff
+    from citavial.build.render.changes import sides, word_diff
     assert sides(word_diff(old, new)) == shown
