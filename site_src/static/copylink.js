@@ -70,7 +70,7 @@
     }
   }
 
-  Array.prototype.forEach.call(document.querySelectorAll(".unit .body [data-ref][id]"), function (el) {
+  Array.prototype.forEach.call(document.querySelectorAll(".unit .body [data-ref][id]:not(.title-cont)"), function (el) {
     var id = el.id, url = links.passages[id] || (window.location.pathname.split("/").pop() + "#" + id);
     if (el.tagName === "TABLE") {
       var rows = links.rows[id] || [];

@@ -150,3 +150,22 @@ def test_file_url_of_a_published_build_offers_the_published_link(browser, publis
     assert url.startswith(published_at + "art82.html#art82"), url
     assert "autoescuela.example" in tab.inner_text(".copy-panel .copy-note")
     tab.close()
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_the_end_of_a_split_title_has_no_copy_link_and_still_lands(browser, served_site,
+                                                                  viewport):
+    """Issue 25.7: art. 82's "Excepciones." (the BOE put the end of the title in a paragraph of
+    its own) reads as the heading's subtitle, with no ¶ link; its allowlisted link still lands."""
+    out, base = served_site
+    entry = _allowlist(out)["art82"]
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
+    tab = context.new_page()
+    tab.goto(f"{base}/art82.html")
+    para = tab.locator("#art82")
+    assert para.evaluate("e => e.classList.contains('title-cont')")
+    assert para.locator(".copy-link").count() == 0
+    assert tab.locator("#art82-1 > .copy-link").count() == 1
+    assert para.evaluate("e => getComputedStyle(e).fontWeight") == "700"
+    _lands_on(tab, f"{base}/{entry['url']}", "art82", entry["text"])
+    context.close()
