@@ -83,14 +83,14 @@
       text($("p-changed-date"), fecha(current.changed));
       $("p-changed-link").href = "cambios.html#d-" + current.changed.replace(/-/g, "");
     }
-    // Focus goes to the verdict, right under the options: "Siguiente" sat off screen on a
-    // phone, and focusing it either scrolled the options away or left the focus unseen. The
-    // verdict is scrolled just into view when needed; Tab reaches the link and "Siguiente".
+    // Focus stays on screen and nothing scrolls (on a phone, focusing "Siguiente" scrolled the
+    // options away, or left the focus unseen below them): the verdict under the options when it
+    // is in view, else the options group just answered; the verdict is announced (aria-live),
+    // and Tab goes on to the rule's link and "Siguiente".
     $("p-next").hidden = false;
-    var verdict = $("p-verdict");
-    verdict.focus({ preventScroll: true });
-    var box = verdict.getBoundingClientRect();
-    if (box.top < 0 || box.bottom > window.innerHeight) verdict.scrollIntoView({ block: "nearest" });
+    var verdict = $("p-verdict"), box = verdict.getBoundingClientRect();
+    var seen = box.top >= 0 && box.bottom <= window.innerHeight;
+    (seen ? verdict : $("p-options")).focus({ preventScroll: true });
     progress();
   }
 
