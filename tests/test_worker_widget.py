@@ -19,6 +19,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "site_src" / "static"
 TERSER = ROOT / "node_modules" / "terser"
@@ -48,6 +50,11 @@ def minified_size(js: str) -> tuple[int, str]:
 
 
 def test_widget_fits_the_size_budget():
+    if not (TERSER.is_dir() and shutil.which("node")):
+        # The stripped bound overstates a minifier's output by a third: it cannot decide the
+        # budget. tests/run_all.sh installs terser (npm ci), so CI always measures.
+        pytest.skip("terser is not installed (run `npm ci`): the 12 KB budget is measured "
+                    "minified")
     size, how = minified_size((STATIC / "chat.js").read_text(encoding="utf-8"))
     print(f"chat.js: {size} bytes, {how}")
     assert size <= 12 * 1024, f"chat.js is {size} bytes {how}; the budget is 12 KB"

@@ -303,6 +303,14 @@
     if (d.option) {
       box.appendChild(el("p", "cv-option", d.option.letter ? "Respuesta: " + d.option.letter +
         ") " + d.option.text : d.option.text));
+      if (d.option.letter && d.option.words && d.option.url) { // the words that decide it
+        var why = el("p", "cv-option-why", "Lo dice el texto: "), w = out(el("a",
+          "cv-option-words", "«" + d.option.words + "»"));
+        w.href = new URL(d.option.url, ROOT).href; // proven span link (allowlisted page)
+        w.setAttribute("aria-label", w.textContent + " (se abre en una pestaña nueva)");
+        why.appendChild(w);
+        box.appendChild(why);
+      }
     }
     if (d.lead_in) box.appendChild(el("p", "cv-lead-in", d.lead_in.text));
     if (d.table) {

@@ -113,6 +113,43 @@ def test_examples_get_cited_answers_in_the_widget(worker, built_site, tab, quest
     assert re.search(r"en vigor a \d{1,2} de [a-z]+ de 20\d\d", sources.text_content())
 
 
+# Real-style exam questions written by us (never the real bank's text): a number and a
+# definition whose key option the regulation states word for word, and a yes/no question whose
+# options it cannot tell apart from its words alone.
+NAMED = [
+    pytest.param("El recorrido marcha atrás para estacionar...\na) No podrá ser superior a 15 "
+                 "metros.\nb) No podrá ser superior a 25 metros.\nc) Podrá ser de 50 metros si "
+                 "no hay tráfico.", "a", "art80-2", id="number"),
+    pytest.param("¿Qué es una vía interurbana?\na) Una autopista de peaje.\nb) Toda vía "
+                 "situada dentro de poblado.\nc) Toda vía pública situada fuera de poblado.",
+                 "c", "rd-df1-3-p3", id="definition"),
+]
+
+
+@pytest.mark.parametrize("question,letter,anchor", NAMED)
+def test_pasted_question_names_the_option_and_links_its_words(worker, built_site, tab,
+                                                               question, letter, anchor):
+    srv, _ = worker
+    tab.goto(srv.url + "/index.html")
+    it = ask(tab, question)
+    assert it.locator(".cv-option").inner_text().startswith(f"Respuesta: {letter})")
+    words = it.locator("a.cv-option-words")
+    assert words.count() == 1 and words.get_attribute("target") == "_blank"
+    href = words.get_attribute("href")
+    assert href.startswith(srv.url + "/") and anchor in href.split("#", 1)[1]
+    span_lands(tab, srv.url, built_site, href[len(srv.url) + 1:])
+
+
+def test_yes_no_question_shows_the_deciding_words_without_naming(worker, tab):
+    srv, _ = worker
+    tab.goto(srv.url + "/index.html")
+    it = ask(tab, "¿Puedo recorrer marcha atrás 20 metros para estacionar?\na) Sí.\nb) No.\n"
+                  "c) Solo en vías urbanas.")
+    assert it.locator(".cv-option").inner_text().startswith("No puedo elegir entre las opciones")
+    assert it.locator("a.cv-option-words").count() == 0
+    assert "no podrá ser superior a 15 metros" in it.locator(".cv-answer").inner_text()
+
+
 def test_pasted_exam_question_names_the_option(worker, tab):
     srv, _ = worker
     tab.goto(srv.url + "/index.html")
