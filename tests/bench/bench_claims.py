@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=("dev", "test"), default="dev")
     ap.add_argument("--bank", type=Path, default=BANK)
     ap.add_argument("--dist", type=Path, default=ROOT / "dist")
+    ap.add_argument("--json", type=Path, default=None,
+                    help="also write the figures as JSON (e.g. golden/reports/claims.json)")
     args = ap.parse_args(argv)
     if not args.bank.is_file():
         print(f"skipped: the real DGT bank is not at {args.bank} (evaluation data, not shipped)")
@@ -67,6 +69,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  flag recall    {caught / max(1, caught + missed):.3f} "
           f"{list(wilson(caught, caught + missed))}  (caught {caught} of {caught + missed})")
     print(f"  false alarms on claims that follow: {alarms} of {c['key', True] + c['key', False]}")
+    if args.json:
+        doc = {"schema": "citavial-claims-figures/1", "split": args.split, "pairs": n,
+               "follow": c["key", True] + c["key", False], "do_not_follow": caught + missed,
+               "precision": {"rate": round(caught / max(1, caught + alarms), 4),
+                             "ci95": list(wilson(caught, caught + alarms)),
+                             "count": caught, "n": caught + alarms},
+               "recall": {"rate": round(caught / max(1, caught + missed), 4),
+                          "ci95": list(wilson(caught, caught + missed)),
+                          "count": caught, "n": caught + missed}}
+        tmp = args.json.with_suffix(".tmp")
+        tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.replace(args.json)
     return 0
 
 

@@ -21,6 +21,7 @@ quotes literal.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -65,6 +66,9 @@ def main() -> int:
     p.add_argument("--split", choices=("dev", "test"), default="dev")
     p.add_argument("--bank", type=Path, default=BANK)
     p.add_argument("--dist", type=Path, default=ROOT / "dist")
+    p.add_argument("--json", type=Path, default=None,
+                   help="also write these aggregate figures (no question text) as JSON, e.g. "
+                        "golden/reports/exam.json")
     args = p.parse_args()
     if not args.bank.is_file():
         print(f"bench_exam: {args.bank} is absent: the real DGT bank lives outside the repo "
@@ -107,6 +111,18 @@ def main() -> int:
     print(f"time to the answer p50 {lat['p50']} ms, p95 {lat['p95']} ms (n={lat['n']}, in "
           f"process; target p95 ≤ 100 ms); invented refs {s['invented_refs']} (target 0); "
           f"non-literal quotes {s['non_literal_quotes']} (target 0)")
+    if args.json:
+        doc = {"schema": "citavial-exam-figures/1", "bank": "real DGT bank (../shared/eval)",
+               "split": args.split, "index": index, "paste": "one-line", "model": None,
+               "questions": len(rows), "refused": len(refused), "reglamento": inside,
+               "other": outside, "first_citation_is_labelled_article": lab,
+               "search_article_recall_at_1": r1, "search_article_recall_at_5": r5,
+               "latency_ms": lat, "invented_refs": s["invented_refs"],
+               "non_literal_quotes": s["non_literal_quotes"]}
+        tmp = args.json.with_suffix(".tmp")
+        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+                       encoding="utf-8")
+        tmp.replace(args.json)
     return 0
 
 
