@@ -57,7 +57,8 @@ def _load(path: Path) -> dict | None:
 
 def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:
     """Figures from this build's gate statistics and from whichever reports exist."""
-    figs = [
+    figs = _exam_figures(_load(reports_dir / "exam.json"))
+    figs += [
         count_figure("Citas de guías y práctica comprobadas sobre la página generada que no "
                      "superan la verificación", gate["failed"], gate["checked"],
                      "esta construcción", bad=True),
@@ -83,6 +84,23 @@ def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:
     if answers:
         figs.extend(_answer_figures(answers))
     return figs
+
+
+def _exam_figures(report: dict | None) -> list[Figure]:
+    """Real DGT exam questions, pasted with their options (tests/bench/bench_exam.py --split
+    test --json golden/reports/exam.json): the yardstick, shown first."""
+    if not report:
+        return []
+    r = report["reglamento"]
+    src = (f"preguntas reales de examen de la DGT (parte {report['split']}, solo texto, "
+           "temas que regula el Reglamento); respuestas extractivas, sin modelo de lenguaje")
+    return [count_figure("Preguntas reales de examen en las que el asistente señala una opción "
+                         "equivocada", r["wrong"]["count"], r["n"], src, bad=True),
+            count_figure("Preguntas reales de examen en las que señala la opción correcta",
+                         r["right"]["count"], r["n"], src),
+            count_figure("Preguntas reales en las que dice «No puedo elegir» y muestra las "
+                         "palabras del Reglamento que lo deciden", r["undecided"]["count"],
+                         r["n"], src)]
 
 
 def _retrieval_figures(report: dict) -> list[Figure]:
