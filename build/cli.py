@@ -26,7 +26,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from citavial.build.pipeline import build_site
     report = build_site(corpus_dir=args.corpus, out_dir=args.out, as_of=args.as_of,
                         site_src=args.site_src, regulation_only=args.regulation_only,
-                        base_url=args.base_url)
+                        base_url=args.base_url,
+                        cache_dir=None if args.no_cache else paths.cache_root())
     print(report)
     return 0
 
@@ -122,6 +123,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="absolute URL the site will be published at, e.g. "
                         "https://autoescuela.example/rgc/: adds canonical links, sitemap.xml "
                         "and OpenGraph URLs (default: none, every URL relative)")
+    b.add_argument("--no-cache", action="store_true",
+                   help="use and write no build cache (default: reuse the index's embeddings "
+                        "from $CITAVIAL_CACHE or ~/.cache/citavial; the output is the same bytes "
+                        "either way), e.g. in CI")
     b.set_defaults(func=_cmd_build)
 
     v = sub.add_parser("verify-quote", help="check one quote exactly as the build's gate does "

@@ -33,3 +33,12 @@ GOLDEN = ROOT / "golden"
 PROMPTS = ROOT / "prompts"
 HOOKS = CORPUS / "hooks"
 EMBEDDINGS = CORPUS / "embeddings"
+
+
+def cache_root() -> Path:
+    """The user's cache folder for build caches: ``$CITAVIAL_CACHE``, else
+    ``$XDG_CACHE_HOME/citavial``, else ``~/.cache/citavial`` (never inside the project)."""
+    if os.environ.get("CITAVIAL_CACHE"):
+        return Path(os.environ["CITAVIAL_CACHE"])
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "citavial"

@@ -25,8 +25,8 @@ from citavial.build.errors import BuildErrors
 from citavial.build.gate.deeplinks import write_page_links
 from citavial.build.gate.verify import Pages, check_quote, gate_counts, verify
 from citavial.build.index.collect import collect
-from citavial.build.index.embed import corpus_model
-from citavial.build.index.make import DEV_INDEX_DIR, build_index, promoted_hooks
+from citavial.build.index.embed import corpus_model, load_embedder
+from citavial.build.index.make import DEV_INDEX_DIR, Analysis, build_index, promoted_hooks
 from citavial.build.ingest import load_regulation
 from citavial.build.models import ALLOWLIST_SCHEMA, Citation, Regulation
 from citavial.build.refs import RefError, parse_ref
@@ -87,13 +87,15 @@ def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
 
 def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                reports_dir: Path = REPORTS, regulation_only: bool = False,
-               base_url: str = "") -> str:
+               base_url: str = "", cache_dir: Path | None = None) -> str:
     """Build the whole site into ``out_dir``; return a one-paragraph report.
 
     ``regulation_only`` skips the authored guides and practice bank (their quotes are bound to
     the current wording) — the allowlist's deep links are still proven. ``base_url`` is where
-    the site will be published (canonical links, sitemap, OpenGraph); "" keeps it relative."""
-    t0 = time.perf_counter()
+    the site will be published (canonical links, sitemap, OpenGraph); "" keeps it relative.
+    ``cache_dir`` holds build caches between runs (the index's embeddings:
+    build/index/make/analysis.py); None caches nothing. The output is the same bytes either way."""
+    t0, c0 = time.perf_counter(), time.process_time()
     site_src = Path(site_src)
     base_url = normalize_base_url(base_url)
     reg = load_regulation(corpus_dir, as_of)
@@ -151,29 +153,35 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         write_json(stage / "gate-report.json", gate)
         t4 = time.perf_counter()
         index_report = _indexes(reg, allowlist, Path(corpus_dir), stage,
-                                sign_entries(signs_page.context["groups"]))
+                                sign_entries(signs_page.context["groups"]), cache_dir)
+        t4b = time.perf_counter()
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of))
         write_json(stage / "web-report.json", web)
-    t5 = time.perf_counter()
+    t5, c5 = time.perf_counter(), time.process_time()
     return (f"built {len(pages)} pages, {len(reg.units)} units, {len(allowlist)} citable passages "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
             f"({len(guides)} guides, {len(bank)} practice questions); prose check: {len(items)} "
             f"items, {len(findings)} findings; deep links "
             f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
-            f"gate {t3 - t2:.2f} s, publish {t4 - t3:.2f} s, index {t5 - t4:.2f} s); "
+            f"gate {t3 - t2:.2f} s, pages {t4 - t3:.2f} s, index {t4b - t4:.2f} s, "
+            f"publish {t5 - t4b:.2f} s; total {t5 - t0:.2f} s, CPU {c5 - c0:.2f} s); "
             f"{index_report}; {web_report}")
 
 
-def _indexes(reg: Regulation, allowlist, corpus_dir: Path, stage: Path, signs) -> str:
+def _indexes(reg: Regulation, allowlist, corpus_dir: Path, stage: Path, signs,
+             cache_dir: Path | None) -> str:
     """The product's index (dist/index/, every promoted hook, + the static search) and the
-    dev-clean one that dev-split measurements read (dist/index-dev/, build/index/hooks.py)."""
+    dev-clean one that dev-split measurements read (dist/index-dev/, build/index/hooks.py),
+    sharing one analysis of their texts."""
     passages, urls = collect(reg), {e.ref: e.url for e in allowlist}
-    model = corpus_model(corpus_dir)
-    product = build_index(passages, urls, promoted_hooks(corpus_dir), stage, embeddings=model,
-                          signs=signs)
+    analysis = Analysis(load_embedder(corpus_model(corpus_dir)), cache_dir)
+    product = build_index(passages, urls, promoted_hooks(corpus_dir), stage, signs=signs,
+                          analysis=analysis)
     dev = build_index(passages, urls, promoted_hooks(corpus_dir, dev_clean=True), stage,
-                      embeddings=model, signs=signs, index_dir=DEV_INDEX_DIR, static=False)
-    return f"{product}; {dev}"
+                      signs=signs, index_dir=DEV_INDEX_DIR, static=False, analysis=analysis)
+    analysis.save()
+    cached = f", {analysis.embedded} texts embedded" if cache_dir is not None else ""
+    return f"{product}; {dev}{cached}"
 
 
 def _changes(texto: Path, reg: Regulation):

@@ -92,3 +92,39 @@ def test_real_index_agrees_with_rank_bm25():
     expected = BM25Okapi(docs, k1=K1, b=B, epsilon=EPSILON).get_scores(query)
     assert np.allclose(score(build_bm25(docs), query), expected, rtol=1e-5, atol=1e-5)
     assert expected.max() > 0
+
+
+def _frozen_by_rank_bm25(docs, k1=K1, b=B, eps=EPSILON):
+    """The matrix as the build froze it from rank-bm25's own dicts (before it was vectorised)."""
+    bm = BM25Okapi([list(d) for d in docs], k1=k1, b=b, epsilon=eps)
+    vocab = tuple(sorted(bm.idf))
+    ids = {t: i for i, t in enumerate(vocab)}
+    rows = [[] for _ in vocab]
+    for d, freqs in enumerate(bm.doc_freqs):
+        norm = k1 * (1 - b + b * bm.doc_len[d] / bm.avgdl)
+        for term, tf in freqs.items():
+            rows[ids[term]].append((d, bm.idf[term] * tf * (k1 + 1) / (tf + norm)))
+    flat = [p for r in rows for p in r]
+    return (vocab, np.cumsum([0] + [len(r) for r in rows]).astype(np.int32),
+            np.array([d for d, _ in flat], np.int32), np.array([w for _, w in flat], np.float32))
+
+
+@pytest.mark.parametrize("docs", [
+    pytest.param([["a", "b", "a"], ["b"], [], ["c", "a"]], id="small-with-empty-doc"),
+    pytest.param([["x"] * 3 + ["y"], ["x", "z"], ["x"]], id="negative-idf-floor"),
+    pytest.param("real-passages", id="real-passages"),
+])
+def test_vectorised_matrix_is_bit_identical_to_rank_bm25(docs):
+    """The numpy build writes the very bytes rank-bm25's per-word dicts gave (the index files
+    must not change): same vocabulary, postings and float32 weights."""
+    if docs == "real-passages":
+        from index_helpers import passages
+
+        from citavial.build.index.analyze import analyze
+        docs = [analyze(f"{p.label}. {p.title} {p.text}") for p in passages()[:400]]
+    m = build_bm25(docs)
+    vocab, indptr, rows, weights = _frozen_by_rank_bm25(docs)
+    assert m.vocab == vocab
+    assert m.indptr.tobytes() == indptr.tobytes()
+    assert m.docs.tobytes() == rows.tobytes()
+    assert m.weights.tobytes() == weights.tobytes()

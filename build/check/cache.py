@@ -14,7 +14,6 @@ else ``~/.cache/citavial``.
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
 import shutil
 from datetime import date
@@ -23,16 +22,10 @@ from pathlib import Path
 from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.ingest import with_renames
 from citavial.build.models import Regulation
+from citavial.build.paths import cache_root
 
 _BUILD_CODE = Path(__file__).resolve().parent.parent   # the whole build package
 REGULATION_FILE = "regulation.pickle"
-
-
-def cache_root() -> Path:
-    if os.environ.get("CITAVIAL_CACHE"):
-        return Path(os.environ["CITAVIAL_CACHE"])
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "citavial"
 
 
 def _tree_digest(h, root: Path, pattern: str) -> None:

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 
 from citavial.build.errors import BuildError
-from citavial.build.index.analyze import analyze as _analyze
 from citavial.build.index.bm25 import build_bm25
 from citavial.build.index.collect import collect, contexts, groups
 from citavial.build.index.embed import load_embedder
@@ -26,13 +25,15 @@ from citavial.build.index.hooks import (
     load_hooks,
     promoted_hooks,
 )
+from citavial.build.index.make.analysis import Analysis
 from citavial.build.index.query.lexical import build_lexical
 from citavial.build.index.query.search import Settings
 from citavial.build.index.signmatch import sign_json, sign_table
 from citavial.build.index.store import write_index
 from citavial.build.models import Passage, SignEntry
 
-__all__ = ["build_index", "collect", "promoted_hooks", "DEFAULT_HOOKS", "DEV_INDEX_DIR"]
+__all__ = ["build_index", "collect", "promoted_hooks", "Analysis", "DEFAULT_HOOKS",
+           "DEV_INDEX_DIR"]
 
 BUNDLE_LIMIT = 32 * 2**20   # a model up to this size is copied into dist/index/model/
 DEFAULT_SETTINGS = Settings()
@@ -82,14 +83,17 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
                 hooks_path: Path | Sequence[Path],
                 out_dir: Path, *, embeddings: str | None = None,
                 settings: Settings | None = None, signs: Sequence[SignEntry] = (),
-                index_dir: str = INDEX_DIR, static: bool = True) -> str:
+                index_dir: str = INDEX_DIR, static: bool = True,
+                analysis: Analysis | None = None) -> str:
     """Write the search index of ``passages`` into ``out_dir``/``index_dir``/ and (``static``)
     the static-site index into ``out_dir``/search-index.js; return a one-line report.
 
     ``urls`` maps refs to deep links (dist/allowlist.json); a ref without one links to
     ``page#anchor``. ``embeddings`` names a model2vec model (default: $CITAVIAL_EMBEDDINGS,
     then the bundled corpus/embeddings/citavial-static-v1). ``signs`` (build/render/signpage.py) are the
-    codes and names a question can name (build/index/signmatch.py).
+    codes and names a question can name (build/index/signmatch.py). ``analysis`` (analysis.py)
+    is shared by the indexes of one build, so each text is analysed and embedded once; without
+    it the texts are analysed afresh (same bytes either way).
     """
     t0 = time.perf_counter()
     settings = settings or DEFAULT_SETTINGS
@@ -97,15 +101,18 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
         raise BuildError("build_index", "no passages to index", "check the ingest stage")
     ctx = contexts(passages)
     hooks, skipped = load_hooks(hooks_path, {p.ref for p in passages})
-    embedder = load_embedder(embeddings)
+    if analysis is None:
+        analysis = Analysis(load_embedder(embeddings))
+    embedder = analysis.embedder
     row = {p.ref: i for i, p in enumerate(passages)}
     units = list(dict.fromkeys(p.unit_ref for p in passages))
     unit_row = {u: i for i, u in enumerate(units)}
-    bm = build_bm25([_analyze(f"{p.label}. {p.title}") + _analyze(ctx[p.ref]) + _analyze(p.text)
+    terms = analysis.terms
+    bm = build_bm25([terms(f"{p.label}. {p.title}") + terms(ctx[p.ref]) + terms(p.text)
                      for p in passages])
-    hbm = build_bm25([_analyze(h.question) for h in hooks])
-    pvec = embedder.encode([f"{p.title} {ctx[p.ref]} {p.text}" for p in passages])
-    hvec = embedder.encode([h.question for h in hooks])
+    hbm = build_bm25([terms(h.question) for h in hooks])
+    pvec = analysis.encode([f"{p.title} {ctx[p.ref]} {p.text}" for p in passages])
+    hvec = analysis.encode([h.question for h in hooks])
     model, bundle = _model_info(embedder.path, embedder.name)
     hv = hooks_version(hooks_path)
     docs = {
@@ -118,7 +125,8 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
                                 for p in passages if p.table is not None}},
         "terms": {"passages": list(bm.vocab), "hooks": list(hbm.vocab)},
         "hooks": {"questions": [h.question for h in hooks], "version": hv},
-        "lexical": {**build_lexical(passages, ctx, hooks), **sign_table(signs)},
+        "lexical": {**build_lexical(passages, ctx, hooks, terms_of=analysis.doc_terms,
+                                    forms_of=analysis.form_tokens), **sign_table(signs)},
         "signs": [sign_json(s) for s in signs],
     }
     arrays = {**_bm25_arrays("bm25", bm), **_bm25_arrays("hooks_bm25", hbm),

@@ -29,7 +29,7 @@ The ranking is defined on integers so that site_src/static/search.js reproduces 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -146,27 +146,35 @@ def document(p: Passage, context: str, hooks: Sequence[str]) -> str:
     return " ".join([f"{p.label}. {p.title}", context, p.text, *hooks])
 
 
+def form_tokens(text: str) -> frozenset[str]:
+    """The distinct word tokens of a document that ``forms`` maps to their stems."""
+    return frozenset(tok for tok in _tokens(text)
+                     if not tok[0].isdigit() and len(tok) > 1 and tok not in STOP_WORDS)
+
+
 def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
-                  hooks: Sequence[Hook]) -> dict[str, Any]:
-    """The ranking data: stems, word forms, integer postings and each passage's group."""
+                  hooks: Sequence[Hook], *,
+                  terms_of: Callable[[str], list[str]] = doc_terms,
+                  forms_of: Callable[[str], frozenset[str]] = form_tokens) -> dict[str, Any]:
+    """The ranking data: stems, word forms, integer postings and each passage's group.
+    ``terms_of``/``forms_of`` are doc_terms/form_tokens or memoised versions of them (the
+    build's two indexes share one analysis: build/index/make/analysis.py)."""
     extra: dict[str, list[str]] = {}
     for h in hooks:
         extra.setdefault(h.ref, []).append(h.question)
     texts = [document(p, ctx[p.ref], extra.get(p.ref, [])) for p in passages]
-    bm = build_bm25([doc_terms(t) for t in texts])
+    bm = build_bm25([terms_of(t) for t in texts])
     stem_id = {t: i for i, t in enumerate(bm.vocab)}
     forms: dict[str, int] = {}
-    for text in texts:
-        for tok in _tokens(text):
-            if not tok[0].isdigit() and len(tok) > 1 and tok not in STOP_WORDS:
-                s = stem_id.get(stem(tok))
-                if s is not None:
-                    forms[tok] = s
-    postings = []
-    for t in range(len(bm.vocab)):
-        lo, hi = int(bm.indptr[t]), int(bm.indptr[t + 1])
-        w = np.maximum(1, np.rint(bm.weights[lo:hi] * SCALE)).astype(int)
-        postings.append([int(x) for pair in zip(bm.docs[lo:hi], w) for x in pair])
+    for tok in set().union(*(forms_of(t) for t in texts)):
+        s = stem_id.get(stem(tok))
+        if s is not None:
+            forms[tok] = s
+    # [row, weight, row, weight, …] per term, weights as integers ≥ 1, sliced from one array
+    w = np.maximum(1, np.rint(bm.weights * SCALE)).astype(np.int64)
+    flat = np.column_stack((bm.docs.astype(np.int64), w)).ravel().tolist()
+    bounds = (2 * bm.indptr).tolist()
+    postings = [flat[bounds[t]:bounds[t + 1]] for t in range(len(bm.vocab))]
     keys = groups(passages)
     group_row = {g: i for i, g in enumerate(dict.fromkeys(keys))}
     return {"scale": SCALE, "stop": sorted(STOP_WORDS), "query_stop": sorted(QUERY_STOP),
