@@ -42,6 +42,21 @@ def test_vectors_come_back_from_the_cache_unchanged(embedder, tmp_path):
     assert again.embedded == 0
 
 
+def test_terms_come_back_from_the_cache_unchanged(embedder, tmp_path):
+    from citavial.build.index.analyze import analyze
+    from citavial.build.index.query.lexical import doc_terms, form_tokens
+    first = Analysis(embedder, tmp_path)
+    for t in TEXTS:
+        first.terms(t), first.doc_terms(t)
+    first.save()
+    again = Analysis(embedder, tmp_path)
+    assert again.store is not None and again.store.terms and again.store.docs
+    for t in TEXTS:
+        assert again.terms(t) == analyze(t)
+        assert again.doc_terms(t) == doc_terms(t)
+        assert again.form_tokens(t) == form_tokens(t)
+
+
 @pytest.mark.parametrize("content", [
     pytest.param(b"", id="empty-file"),
     pytest.param(b"PK\x03\x04 truncated", id="truncated-zip"),

@@ -4,8 +4,9 @@ The product index (dist/index/) and the dev-clean one (dist/index-dev/) hold the
 and hook questions that are mostly the same (hooks-v4 and v5 are in both, v3 is v2 less 341
 questions), so each text is analysed (analyze.py, lexical.doc_terms) and embedded once per build
 and both indexes read the results. Embeddings also persist between builds in the user's cache
-(``VectorCache``), keyed by the sha256 of each text under a key of the model's files and the
-encoding code: an unchanged hook is never embedded twice. Only values are reused, never
+(``BuildCache``), keyed by the sha256 of each text under a key of the model's files, the build
+package's code and the versions of the libraries that compute them: an unchanged hook is never
+analysed or embedded twice. Only values are reused, never
 decisions: a cached vector is the float32 row ``Embedder.encode`` returns for that text alone
 (its rows do not depend on the rest of the batch), so the index files are the same bytes with or
 without the cache (tests/test_build_cache.py).
@@ -15,53 +16,79 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
 from citavial.build.atomic import write_bytes
-from citavial.build.index import embed
 from citavial.build.index.analyze import analyze
 from citavial.build.index.embed import Embedder
 from citavial.build.index.query import lexical
 
-CACHE_PREFIX = "index-vectors-"
+CACHE_PREFIX = "index-"
+_BUILD_CODE = Path(__file__).resolve().parents[2]   # the whole build package
+_LIBRARIES = ("numpy", "pystemmer", "tokenizers", "safetensors", "model2vec")
 
 
-class VectorCache:
-    """``<cache dir>/index-vectors-<key>.npz``: text sha256 digests and their float32 vectors.
+def cache_key(embedder: Embedder) -> str:
+    """What a cached value depends on: the model's files, the build package's code (analysis,
+    text folding, patterns, encoding) and the libraries' versions."""
+    h = hashlib.sha256()
+    for root in (embedder.path, _BUILD_CODE):
+        for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"
+                        and (root == embedder.path or p.suffix == ".py")):
+            h.update(str(f.relative_to(root)).encode("utf-8") + b"\0" + f.read_bytes() + b"\0")
+    for lib in _LIBRARIES:
+        try:
+            h.update(f"{lib}={metadata.version(lib)}\0".encode("utf-8"))
+        except metadata.PackageNotFoundError:
+            h.update(f"{lib}=-\0".encode("utf-8"))
+    return h.hexdigest()[:20]
 
-    One file per model and encoder version; a build rewrites it with exactly the texts it used
-    (so it never grows past one corpus's worth) and deletes the files of other keys. A missing,
-    truncated or foreign file is ignored (the vectors are computed again), never an error."""
+
+class BuildCache:
+    """``<cache dir>/index-<key>.npz``: text sha256 digests with their float32 vectors, and
+    their analysed terms as JSON (``terms``: analyze; ``docs``: doc_terms and form tokens).
+
+    One file per key; a build rewrites it with exactly the texts it used (so it never grows past
+    one corpus's worth) and deletes the files of other keys. A missing, truncated or foreign
+    file is ignored (everything is computed again), never an error."""
 
     def __init__(self, folder: Path, embedder: Embedder) -> None:
-        h = hashlib.sha256(Path(embed.__file__).read_bytes())
-        for f in sorted(p for p in embedder.path.iterdir() if p.is_file()):
-            h.update(f.name.encode("utf-8") + b"\0" + f.read_bytes())
-        self.path = Path(folder) / f"{CACHE_PREFIX}{h.hexdigest()[:20]}.npz"
+        self.path = Path(folder) / f"{CACHE_PREFIX}{cache_key(embedder)}.npz"
         self.dim = embedder.dim
-        self.found: dict[bytes, np.ndarray] = self._read()
-
-    def _read(self) -> dict[bytes, np.ndarray]:
+        self.vectors: dict[bytes, np.ndarray] = {}
+        self.terms: dict[str, list[str]] = {}
+        self.docs: dict[str, list] = {}
         try:
-            with np.load(self.path, allow_pickle=False) as data:
-                keys, vecs = data["keys"], data["vecs"]
+            self._read()
         except Exception:   # absent or unreadable: start empty
-            return {}
+            self.vectors, self.terms, self.docs = {}, {}, {}
+
+    def _read(self) -> None:
+        with np.load(self.path, allow_pickle=False) as data:
+            keys, vecs, text = data["keys"], data["vecs"], data["text"]
         if keys.ndim != 2 or keys.shape[1] != 32 or vecs.shape != (len(keys), self.dim) \
                 or vecs.dtype != np.float32:
-            return {}
-        return {k.tobytes(): v for k, v in zip(keys, vecs)}
+            return
+        parsed = json.loads(text.tobytes().decode("utf-8"))
+        self.vectors = {k.tobytes(): v for k, v in zip(keys, vecs)}
+        self.terms, self.docs = parsed["terms"], parsed["docs"]
 
-    def save(self, vectors: dict[bytes, np.ndarray]) -> None:
-        """Keep exactly ``vectors`` (digest → row), atomically; drop other keys' files."""
+    def save(self, vectors: dict[bytes, np.ndarray], terms: dict[str, list[str]],
+             docs: dict[str, list]) -> None:
+        """Keep exactly these values (by text digest), atomically; drop other keys' files."""
         order = sorted(vectors)
+        text = json.dumps({"terms": terms, "docs": docs}, ensure_ascii=False, sort_keys=True,
+                          separators=(",", ":")).encode("utf-8")
         buf = io.BytesIO()
         np.savez(buf, keys=np.frombuffer(b"".join(order), dtype=np.uint8).reshape(-1, 32),
                  vecs=np.stack([vectors[k] for k in order]) if order
-                 else np.zeros((0, self.dim), np.float32))
+                 else np.zeros((0, self.dim), np.float32),
+                 text=np.frombuffer(text, dtype=np.uint8))
         write_bytes(self.path, buf.getvalue())
         for old in self.path.parent.glob(f"{CACHE_PREFIX}*.npz"):
             if old != self.path:
@@ -77,33 +104,39 @@ class Analysis:
 
     def __init__(self, embedder: Embedder, cache_dir: Path | None = None) -> None:
         self.embedder = embedder
-        self._terms: dict[str, list[str]] = {}
-        self._doc_terms: dict[str, list[str]] = {}
-        self._forms: dict[str, frozenset[str]] = {}
+        self.store = BuildCache(cache_dir, embedder) if cache_dir is not None else None
+        self._terms: dict[str, list[str]] = {}        # text digest (hex) → analyze(text)
+        self._docs: dict[str, list] = {}              # text digest (hex) → [terms, forms]
         self._vecs: dict[bytes, np.ndarray] = {}
-        self.store = VectorCache(cache_dir, embedder) if cache_dir is not None else None
         self.embedded = 0   # texts embedded by this build (the rest came from the cache)
 
     def terms(self, text: str) -> list[str]:
         """analyze.analyze(text), once per text."""
-        out = self._terms.get(text)
+        key = digest(text).hex()
+        out = self._terms.get(key)
         if out is None:
-            out = self._terms[text] = analyze(text)
+            out = self.store.terms.get(key) if self.store is not None else None
+            self._terms[key] = out = analyze(text) if out is None else out
+        return out
+
+    def _doc(self, text: str) -> list:
+        key = digest(text).hex()
+        out = self._docs.get(key)
+        if out is None:
+            out = self.store.docs.get(key) if self.store is not None else None
+            if out is None:
+                terms, forms = lexical.doc_analysis(text)
+                out = [terms, sorted(forms)]
+            self._docs[key] = out
         return out
 
     def doc_terms(self, text: str) -> list[str]:
         """lexical.doc_terms(text), once per text."""
-        out = self._doc_terms.get(text)
-        if out is None:
-            out = self._doc_terms[text] = lexical.doc_terms(text)
-        return out
+        return self._doc(text)[0]
 
     def form_tokens(self, text: str) -> frozenset[str]:
-        """lexical.form_tokens(text): the distinct word tokens a document's forms come from."""
-        out = self._forms.get(text)
-        if out is None:
-            out = self._forms[text] = lexical.form_tokens(text)
-        return out
+        """lexical.form_tokens(text), once per text."""
+        return frozenset(self._doc(text)[1])
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embedder.encode(texts), each distinct text embedded at most once (or read from the
@@ -111,8 +144,8 @@ class Analysis:
         keys = [digest(t) for t in texts]
         todo = {k: t for k, t in zip(keys, texts) if k not in self._vecs}
         if self.store is not None:
-            for k in [k for k in todo if k in self.store.found]:
-                self._vecs[k] = self.store.found[k]
+            for k in [k for k in todo if k in self.store.vectors]:
+                self._vecs[k] = self.store.vectors[k]
                 del todo[k]
         if todo:
             rows = self.embedder.encode(list(todo.values()))
@@ -123,6 +156,6 @@ class Analysis:
         return np.stack([self._vecs[k] for k in keys])
 
     def save(self) -> None:
-        """Write the vectors this build used to the cache (when there is one)."""
+        """Write the values this build used to the cache (when there is one)."""
         if self.store is not None:
-            self.store.save(self._vecs)
+            self.store.save(self._vecs, self._terms, self._docs)

@@ -67,14 +67,22 @@ def _designators(folded: str, tokens: list[str]) -> list[str]:
 
 def doc_terms(text: str) -> list[str]:
     """The index terms of a document, in reading order (duplicates kept: BM25 counts them)."""
-    tokens = _tokens(text)
+    return doc_analysis(text)[0]
+
+
+def doc_analysis(text: str) -> tuple[list[str], frozenset[str]]:
+    """(doc_terms, form_tokens) of a document from one tokenisation."""
+    folded = fold(text)
+    tokens = [m.group(0) for m in P.SEARCH_CLIENT_TOKEN.finditer(folded)]
     out = []
+    forms = set()
     for tok in tokens:
         if tok[0].isdigit():
             out.append(tok.replace(".", ""))
         elif len(tok) > 1 and tok not in STOP_WORDS:
             out.append(stem(tok))
-    return out + _designators(fold(text), tokens)
+            forms.add(tok)
+    return out + _designators(folded, tokens), frozenset(forms)
 
 
 def _word_id(data: Mapping[str, Any], stem_id: Mapping[str, int], tok: str) -> int | None:
@@ -148,8 +156,7 @@ def document(p: Passage, context: str, hooks: Sequence[str]) -> str:
 
 def form_tokens(text: str) -> frozenset[str]:
     """The distinct word tokens of a document that ``forms`` maps to their stems."""
-    return frozenset(tok for tok in _tokens(text)
-                     if not tok[0].isdigit() and len(tok) > 1 and tok not in STOP_WORDS)
+    return doc_analysis(text)[1]
 
 
 def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
