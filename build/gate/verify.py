@@ -88,15 +88,34 @@ class Pages:
 
 def unit_of(reg: Regulation, ref: str) -> Unit | None:
     """The unit (page) a ref belongs to: the unit whose ref equals it or is a dotted prefix."""
-    best = None
     try:
-        r = Ref.parse(ref)
+        r: Ref | None = Ref.parse(ref)
     except RefError:
         return None   # not a ref: no unit is its dotted prefix
-    for u in reg.units:
-        if Ref.parse(u.ref).contains(r) and (best is None or len(u.ref) > len(best.ref)):
-            best = u
-    return best
+    units = _units_by_ref(reg)
+    while r is not None:   # the longest prefix first: the ref itself, then its ancestors
+        unit = units.get(r)
+        if unit is not None:
+            return unit
+        r = r.parent
+    return None
+
+
+_UNIT_MAPS: dict[int, tuple[Regulation, dict[Ref, Unit]]] = {}
+
+
+def _units_by_ref(reg: Regulation) -> dict[Ref, Unit]:
+    """Each unit by its parsed ref (the first of equal refs, as a scan in order finds it),
+    computed once per Regulation: the gate and the prose check ask ~5,000 times."""
+    hit = _UNIT_MAPS.get(id(reg))
+    if hit is None or hit[0] is not reg:
+        units: dict[Ref, Unit] = {}
+        for u in reg.units:
+            units.setdefault(Ref.parse(u.ref), u)
+        if len(_UNIT_MAPS) >= 4:
+            _UNIT_MAPS.clear()
+        hit = _UNIT_MAPS[id(reg)] = (reg, units)
+    return hit[1]
 
 
 def subtree(unit: Unit, ref: str) -> list[Block]:
