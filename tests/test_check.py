@@ -60,7 +60,7 @@ def test_bad_notes_json_every_reason(capsys, cache):
     assert code == 1 and doc["schema"] == "citavial-check/1" and not doc["ok"]
     got = {r["line"]: r["code"] for r in doc["results"]}
     assert got == EXPECTED
-    known = {c for c, _ in verify.REASONS} | {c for c, _ in CHECK_REASONS}
+    known = {r.value for r in verify.Reason} | {c for c, _ in CHECK_REASONS}
     assert set(got.values()) == known - UNREACHABLE
     assert all(r["reason"] and not r["url"] for r in doc["results"]
                if r["code"] not in ("stale-link", "ref-renamed"))
@@ -113,29 +113,22 @@ def test_scan_forms(text, forms):
     assert [f.form for f in scan(text, "n.md")] == forms
 
 
-def _leading_text(node: ast.AST, functions: dict) -> list[str]:
-    """The constant start of a reason expression; a helper call contributes its returns."""
-    if isinstance(node, ast.JoinedStr):
-        node = node.values[0]
-    if isinstance(node, ast.Call) and getattr(node.func, "id", "") in functions:
-        return [s for r in ast.walk(functions[node.func.id]) if isinstance(r, ast.Return)
-                and r.value is not None for s in _leading_text(r.value, functions)]
-    assert isinstance(node, ast.Constant), ast.dump(node)
-    return [node.value]
-
-
-def test_every_gate_message_has_a_code():
-    """Each reason string check_quote can return starts with a prefix listed in REASONS."""
+def test_every_gate_reason_is_given():
+    """Each Reason member is given by some branch of check_quote (a `Reason.X` outside the enum's
+    own definition), and every failure is built by `_fail` with a code: no verdict is a bare
+    message that a reader would have to parse."""
     tree = ast.parse(Path(verify.__file__).read_text(encoding="utf-8"))
-    functions = {f.name: f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)}
-    starts = [s for node in ast.walk(tree)
-              if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "QuoteCheck"
-              and len(node.args) >= 2 for s in _leading_text(node.args[1], functions)]
-    assert len(starts) >= 16
-    codes = {verify.reason_code(s + " x") for s in starts if s}
-    assert codes == {c for c, _ in verify.REASONS}
-    with pytest.raises(ValueError, match="has no code"):
-        verify.reason_code("a brand-new reason")
+    enum_def = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "Reason")
+    inside = {id(n) for n in ast.walk(enum_def)}
+    used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+            and getattr(n.value, "id", "") == "Reason" and id(n) not in inside}
+    assert used == {r.name for r in verify.Reason}
+    passes = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+              and getattr(n.func, "id", "") == "QuoteCheck" and len(n.args) >= 2
+              and not (isinstance(n.args[1], ast.Constant) and n.args[1].value == "")]
+    assert [ast.unparse(n) for n in passes] == ["QuoteCheck(cit, reason, '', code)"]   # _fail
+    with pytest.raises(ValueError, match="needs both a code and a reason"):
+        verify.QuoteCheck(verify.Citation("t.md", 1, "RD-1428/2003#art48.1", "x"), "a reason")
 
 
 def test_fix_links_rewrites_and_then_passes(capsys, cache, tmp_path):

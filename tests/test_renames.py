@@ -16,7 +16,7 @@ import pytest
 from support import CORPUS, ROOT
 
 from citavial.build.errors import BuildError
-from citavial.build.gate.verify import Pages, check_quote, reason_code
+from citavial.build.gate.verify import Pages, Reason, check_quote
 from citavial.build.golden import load_golden
 from citavial.build.index.hooks import load_hooks, promoted_hooks
 from citavial.build.ingest import with_renames
@@ -112,7 +112,7 @@ def test_hooks_loader_maps_old_refs(reg):
 def test_the_gate_names_the_new_ref(reg, tmp_path):
     cit = Citation("nota.md", 3, R + "rd.df1.77", "Es toda vía pública situada dentro de poblado")
     verdict = check_quote(reg, Pages(tmp_path), cit)
-    assert reason_code(verdict.reason) == "ref-renamed"
+    assert verdict.code is Reason.REF_RENAMED
     assert verdict.reason.startswith("ref renamed: rd.df1.77 is now rd.df1.3.p4 (since 2026-12-01")
 
 

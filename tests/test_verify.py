@@ -8,10 +8,10 @@ import pytest
 from support import AS_OF, CORPUS, SITE_SRC, tree_hash
 
 from citavial.build.errors import BuildErrors
-from citavial.build.gate.verify import Pages, check_quote
+from citavial.build.gate.verify import GateError, Pages, QuoteCheck, Reason, check_quote
 from citavial.build.models import Citation
 from citavial.build.pipeline import build_site
-from citavial.build.refs import parse_ref
+from citavial.build.refs import RefError, parse_ref
 from citavial.worker.cli import main
 
 
@@ -24,46 +24,44 @@ def gate(reg, built_site):
     return judge
 
 
-@pytest.mark.parametrize("ref, quote, reason", [
+@pytest.mark.parametrize("ref, quote, code", [
     pytest.param("art48.1", "Las velocidades máximas que no deberán ser rebasadas", "", id="ok-exact"),
     pytest.param("art48", "Las velocidades máximas que no deberán ser rebasadas", "",
                  id="ok-article-ref-covers-its-apartados"),
-    pytest.param("art48.1", "LAS VELOCIDADES MAXIMAS QUE NO DEBERAN", "not literal",
+    pytest.param("art48.1", "LAS VELOCIDADES MAXIMAS QUE NO DEBERAN", "not-literal",
                  id="browser-would-match-but-not-literal"),
     pytest.param("art48.1", "Las velocidades máximas que\u00a0no deberán ser", "",
                  id="ok-nbsp-is-a-space"),
     pytest.param("art48.1.a", "Autopista y autovía | 120 | 90 | 100", "", id="ok-table-row"),
     pytest.param("art48.1", "Las velocidades mínimas que deberán ser rebasadas siempre",
-                 "not found on the cited page", id="fabricated"),
+                 "not-found", id="fabricated"),
     pytest.param("art20", "con una tasa de alcohol en sangre superior",
-                 "times on art20.html", id="found-more-than-once"),
+                 "ambiguous", id="found-more-than-once"),
     pytest.param("art48.1.b", "por la que circula. En el supuesto de que",
-                 "straddles a block boundary", id="straddles-blocks"),
+                 "straddles-blocks", id="straddles-blocks"),
     pytest.param("art48.1", "elocidades máximas que no deberán ser",
-                 "not word-bounded", id="not-word-bounded"),
+                 "not-word-bounded", id="not-word-bounded"),
     pytest.param("art48.2", "Las velocidades máximas que no deberán ser rebasadas",
-                 "outside the cited passage", id="outside-cited-passage"),
+                 "outside-passage", id="outside-cited-passage"),
     pytest.param("art999.1", "Las velocidades máximas que no deberán ser rebasadas",
-                 "ref unknown", id="unknown-ref"),
+                 "ref-unknown", id="unknown-ref"),
     pytest.param("art48.9", "Las velocidades máximas que no deberán ser rebasadas",
-                 "ref unknown", id="unknown-apartado"),
+                 "ref-unknown", id="unknown-apartado"),
     pytest.param("art51", "Las velocidades máximas fijadas para las carreteras",
-                 "ref repealed", id="repealed-article"),
-    pytest.param("art98.3", "Suprimido del todo en este apartado", "ref repealed",
+                 "ref-repealed", id="repealed-article"),
+    pytest.param("art98.3", "Suprimido del todo en este apartado", "ref-repealed",
                  id="suppressed-apartado"),
-    pytest.param("art48.1", "velocidades máximas", "too short", id="too-short"),
-    pytest.param("art48.1.a", "Autopista y autovía | 90 | 100", "table row not found",
+    pytest.param("art48.1", "velocidades máximas", "too-short", id="too-short"),
+    pytest.param("art48.1.a", "Autopista y autovía | 90 | 100", "row-not-found",
                  id="row-cells-not-consecutive"),
 ])
-def test_gate_cases(gate, ref, quote, reason):
+def test_gate_cases(gate, ref, quote, code):
     check = gate(ref, quote)
-    if reason:
-        assert reason in check.reason
+    assert check.code_str == code, check.reason
+    if code:
         assert check.url == ""
     else:
-        assert check.reason == "", check.reason
         assert check.url.startswith("art48.html#") and ":~:text=" in check.url
-
 
 
 def test_fabricated_quote_fails_the_build_and_dist_is_untouched(tmp_path, capsys):
@@ -80,8 +78,8 @@ def test_fabricated_quote_fails_the_build_and_dist_is_untouched(tmp_path, capsys
     err = capsys.readouterr().err
     assert code == 1
     line = len(guide.read_text().splitlines())
-    assert f"velocidad.md:{line}: RD-1428/2003#art48.1.a «los turismos" in err
-    assert "not found on the cited page" in err
+    # the failure is reported at its file:line, with its ref (its code: the next test)
+    assert f"velocidad.md:{line}: RD-1428/2003#art48.1.a «" in err
     assert tree_hash(out) == before
 
 
@@ -94,10 +92,8 @@ def test_every_failure_is_reported_not_just_the_first(tmp_path):
     with pytest.raises(BuildErrors) as err:
         build_site(corpus_dir=CORPUS, out_dir=tmp_path / "dist", as_of=AS_OF, site_src=site)
     # the gate's failures (each names its canonical ref); the prose check may add its own findings
-    reasons = [str(e) for e in err.value.errors if "RD-1428/2003#" in str(e)]
-    assert len(reasons) == 3
-    assert any("not found" in r for r in reasons) and any("too short" in r for r in reasons)
-    assert any("ref unknown" in r for r in reasons)
+    codes = sorted(e.code.value for e in err.value.errors if isinstance(e, GateError))
+    assert codes == ["not-found", "ref-unknown", "too-short"]
 
 
 def test_zero_quotes_is_an_error(tmp_path):
@@ -105,8 +101,11 @@ def test_zero_quotes_is_an_error(tmp_path):
     shutil.copytree(SITE_SRC, site)
     for p in list((site / "content").glob("*.md")) + list((site / "practice").glob("*.txt")):
         p.unlink()
-    with pytest.raises(BuildErrors, match="checked zero quotes"):
+    with pytest.raises(BuildErrors) as err:
         build_site(corpus_dir=CORPUS, out_dir=tmp_path / "dist", as_of=AS_OF, site_src=site)
+    # one error, about the gate's inputs (not any quote), and nothing written
+    assert [e.where for e in err.value.errors] == ["site_src/content, site_src/practice"]
+    assert not (tmp_path / "dist").exists()
 
 
 def test_content_written_for_today_fails_on_an_older_wording(tmp_path, capsys):
@@ -121,24 +120,34 @@ def test_regulation_only_builds_a_past_date(tmp_path):
     assert (out / "allowlist.json").exists() and not (out / "art151.html").exists()
 
 
-@pytest.mark.parametrize("args, code, stream, text", [
-    pytest.param(["art48.1", "Las velocidades máximas que no deberán ser rebasadas"], 0, "out",
-                 "ok: RD-1428/2003#art48.1", id="ok"),
+@pytest.mark.parametrize("args, exit_code, reason", [
+    pytest.param(["art48.1", "Las velocidades máximas que no deberán ser rebasadas"], 0, "",
+                 id="ok"),
     pytest.param(["artículo 48.1", "Las velocidades mínimas inventadas para esta prueba"], 1,
-                 "err", "not found", id="fabricated"),
-    pytest.param(["art. 48 z", "Las velocidades máximas que no deberán ser rebasadas"], 1, "err",
-                 "ref unknown", id="bad-ref"),
+                 "not-found", id="fabricated"),
+    pytest.param(["art. 48 z", "Las velocidades máximas que no deberán ser rebasadas"], 1,
+                 "ref-unknown", id="bad-ref"),
 ])
-def test_verify_quote_cli(capsys, args, code, stream, text):
-    assert main(["verify-quote", *args, "--as-of", "2026-11-29"]) == code
+def test_verify_quote_cli(capsys, reg, built_site, args, exit_code, reason):
+    """The command prints the gate's own verdict: the reason on stderr, or the deep link."""
+    assert main(["verify-quote", *args, "--as-of", AS_OF.isoformat()]) == exit_code
     out = capsys.readouterr()
-    assert text in (out.out if stream == "out" else out.err)
+    try:
+        cit = Citation("<command line>", 1, parse_ref(args[0]), args[1])
+    except RefError as err:
+        cit = Citation("<command line>", 1, args[0], args[1], str(err))
+    check = check_quote(reg, Pages(built_site), cit)
+    assert check.code_str == reason
+    if reason:
+        assert out.out == "" and out.err.rstrip("\n").endswith(f"»: {check.reason}")
+    else:
+        assert out.err == "" and out.out.rstrip("\n").endswith(f"» → {check.url}")
 
 
 def test_gate_counts_come_from_the_verdicts():
-    from citavial.build.gate.verify import QuoteCheck, gate_counts
+    from citavial.build.gate.verify import gate_counts
     cit = Citation("t.md", 1, "RD-1428/2003#art48.1", "x")
-    checks = [QuoteCheck(cit, ""), QuoteCheck(cit, "not found on the cited page"),
+    checks = [QuoteCheck(cit, ""), QuoteCheck(cit, "not found", code=Reason.NOT_FOUND),
               QuoteCheck(cit, "")]
     counts = gate_counts(checks, [])
     assert counts == {"checked": 3, "failed": 1, "passages": 0, "directives": {}}

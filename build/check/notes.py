@@ -29,7 +29,7 @@ from citavial.build.check.cache import site_for_check
 from citavial.build.check.claims import ClaimResult, claims_of
 from citavial.build.content.prose import Passages
 from citavial.build.errors import BuildError
-from citavial.build.gate.verify import Pages, QuoteCheck, check_quote, reason_code
+from citavial.build.gate.verify import Pages, QuoteCheck, Reason, check_quote
 from citavial.build.models import Citation
 from citavial.build.patterns import (
     CITATION,
@@ -48,8 +48,8 @@ MAX_NOTE_BYTES = 16 * 2**20
 MALFORMED = "malformed"
 STALE_LINK = "stale-link"
 UNSAFE_LINK = "link-not-allowed"
-RENAMED = "ref-renamed"   # a gate reason (verify.REASONS) that --fix-links can repair
-# Codes `check` adds to the gate's own (verify.REASONS): a citation it cannot read, a
+RENAMED = Reason.REF_RENAMED.value   # a gate reason that --fix-links can repair
+# Codes `check` adds to the gate's own (verify.Reason): a citation it cannot read, a
 # --fix-links link that no longer lands on its quote, and a link that leaves the site.
 CHECK_REASONS = ((MALFORMED, "malformed citation"), (STALE_LINK, "stale link"),
                  (UNSAFE_LINK, "link not allowed"))
@@ -212,10 +212,10 @@ def judge(found: Found, reg, pages: Pages, memo: dict | None = None,
                       f"{base_url or '(none given)'}; a linked citation may only point into the "
                       "site (fix: write [«…»](cita:REF) and run `citavial check --fix-links`)")
     verdict = _gate(reg, pages, found.citation, memo)
-    if reason_code(verdict.reason) == RENAMED:
+    if verdict.code is Reason.REF_RENAMED:
         return _renamed(found, verdict.reason, reg, pages)
     if verdict.reason:
-        return Result(found, reason_code(verdict.reason), verdict.reason)
+        return Result(found, verdict.code_str, verdict.reason)
     if found.form == "linked" and not _lands(found.link, verdict.url):
         return Result(found, STALE_LINK, f"stale link: {found.link} does not end with the "
                       f"proven deep link {markdown_url(verdict.url)}; run `citavial check "
@@ -229,7 +229,7 @@ def _renamed(found: Found, reason: str, reg, pages: Pages) -> Result:
     new = reg.renames.current(found.citation.ref)
     again = check_quote(reg, pages, replace(found.citation, ref=new))
     if again.reason:
-        return Result(found, reason_code(again.reason), f"{again.reason} ({reason})")
+        return Result(found, again.code_str, f"{again.reason} ({reason})")
     return Result(found, RENAMED, f"{reason}; `citavial check --fix-links` rewrites it",
                   again.url, new)
 

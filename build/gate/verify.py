@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from citavial.build.errors import BuildError, BuildErrors
@@ -30,47 +31,61 @@ _LITERAL_WS = LITERAL_WHITESPACE
 ROW_SEPARATOR = " | "  # a quote of consecutive table cells of one row: "Autopista y autovía | 120"
 
 
-# Every reason the gate gives, by a stable code (``citavial check --format json``, GitHub
-# annotation titles) and the prefix its message starts with; tests/test_check.py proves each
-# QuoteCheck message below has a code, and the check fixtures produce every one.
-REASONS: tuple[tuple[str, str], ...] = (
-    ("ref-unknown", "ref unknown"),
-    ("ref-renamed", "ref renamed"),
-    ("ref-repealed", "ref repealed"),
-    ("too-short", "too short to be meaningful"),
-    ("row-not-found", "table row not found"),
-    ("row-ambiguous", "table row found"),
-    ("row-spans-passages", "table row spans more than one passage"),
-    ("row-not-selectable", "table row cannot be selected"),
-    ("ambiguous", "found "),
-    ("outside-passage", "outside the cited passage"),
-    ("not-literal", "not literal"),
-    ("straddles-blocks", "straddles a block boundary"),
-    ("not-word-bounded", "not word-bounded"),
-    ("not-found", "not found on the cited page"),
-)
+class Reason(StrEnum):
+    """Every reason the gate gives, by its stable code (``citavial check --format json``, GitHub
+    annotation titles, the worker's dist gate). A failed QuoteCheck carries one; its message
+    (``QuoteCheck.reason``) is for people and is never parsed."""
 
-
-def reason_code(reason: str) -> str:
-    """The stable code of a gate reason ("" when it passed)."""
-    if not reason:
-        return ""
-    for code, prefix in REASONS:
-        if reason.startswith(prefix):
-            return code
-    raise ValueError(f"gate reason {reason!r} has no code: add it to verify.REASONS")
+    REF_UNKNOWN = "ref-unknown"
+    REF_RENAMED = "ref-renamed"
+    REF_REPEALED = "ref-repealed"
+    TOO_SHORT = "too-short"
+    ROW_NOT_FOUND = "row-not-found"
+    ROW_AMBIGUOUS = "row-ambiguous"
+    ROW_SPANS_PASSAGES = "row-spans-passages"
+    ROW_NOT_SELECTABLE = "row-not-selectable"
+    AMBIGUOUS = "ambiguous"
+    OUTSIDE_PASSAGE = "outside-passage"
+    NOT_LITERAL = "not-literal"
+    STRADDLES_BLOCKS = "straddles-blocks"
+    NOT_WORD_BOUNDED = "not-word-bounded"
+    NOT_FOUND = "not-found"
 
 
 @dataclass(frozen=True)
 class QuoteCheck:
-    """The verdict on one quote: ``reason`` is empty when it passes; ``url`` is its deep link."""
+    """The verdict on one quote: ``code`` is None and ``reason`` empty when it passes (``url`` is
+    then its deep link); a failure has both, the code for programs, the reason for people."""
 
     citation: Citation
-    reason: str
+    reason: str = ""
     url: str = ""
+    code: Reason | None = None
+
+    def __post_init__(self) -> None:
+        if bool(self.reason) != (self.code is not None):
+            raise ValueError(f"QuoteCheck({self.citation.ref}): a failure needs both a code and "
+                             f"a reason, a pass neither (code={self.code!r}, reason={self.reason!r})")
+
+    @property
+    def code_str(self) -> str:
+        """The code as text, "" when the quote passed."""
+        return self.code.value if self.code else ""
 
     def __repr__(self) -> str:
         return f"QuoteCheck({self.citation.ref}, {'ok' if not self.reason else self.reason})"
+
+
+class GateError(BuildError):
+    """A quote the gate refused, with the Reason code of its verdict."""
+
+    def __init__(self, where: str, problem: str, fix: str, code: Reason) -> None:
+        self.code = code
+        super().__init__(where, problem, fix)
+
+
+def _fail(cit: Citation, code: Reason, reason: str) -> QuoteCheck:
+    return QuoteCheck(cit, reason, "", code)
 
 
 class Pages:
@@ -127,23 +142,23 @@ def subtree(unit: Unit, ref: str) -> list[Block]:
 def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
     """Judge one citation; see the module docstring for the rules."""
     if cit.ref_error:
-        return QuoteCheck(cit, f"ref unknown: {cit.ref_error}")
+        return _fail(cit, Reason.REF_UNKNOWN, f"ref unknown: {cit.ref_error}")
     unit = unit_of(reg, cit.ref)
     blocks = subtree(unit, cit.ref) if unit else []
     if unit is None or (not blocks and cit.ref != unit.ref):
         if moved := reg.renames.get(cit.ref):
-            return QuoteCheck(cit, f"ref renamed: {fragment(cit.ref)} is now "
+            return _fail(cit, Reason.REF_RENAMED, f"ref renamed: {fragment(cit.ref)} is now "
                                    f"{fragment(moved.new)} (since {moved.since}, "
                                    f"corpus/refs-renamed.json); cite {fragment(moved.new)}")
-        return QuoteCheck(cit, f"ref unknown: {cit.ref} is not a passage of RD 1428/2003")
+        return _fail(cit, Reason.REF_UNKNOWN, f"ref unknown: {cit.ref} is not a passage of RD 1428/2003")
     if not blocks:   # a unit whose text is only headings or images (e.g. anexoIV)
-        return QuoteCheck(cit, f"ref unknown: {cit.ref} has no citable passage on {unit.page}")
+        return _fail(cit, Reason.REF_UNKNOWN, f"ref unknown: {cit.ref} has no citable passage on {unit.page}")
     if unit.status != IN_FORCE or not any(b.status == IN_FORCE for b in blocks):
-        return QuoteCheck(cit, f"ref repealed: {cit.ref} is {unit.status if unit.status != IN_FORCE else blocks[0].status} "
+        return _fail(cit, Reason.REF_REPEALED, f"ref repealed: {cit.ref} is {unit.status if unit.status != IN_FORCE else blocks[0].status} "
                                f"on {reg.as_of} and cannot be cited")
     words = normalize(cit.quote).split()
     if len(words) < MIN_WORDS or len(normalize(cit.quote)) < MIN_CHARS:
-        return QuoteCheck(cit, f"too short to be meaningful ({len(words)} words; at least "
+        return _fail(cit, Reason.TOO_SHORT, f"too short to be meaningful ({len(words)} words; at least "
                                f"{MIN_WORDS} words and {MIN_CHARS} characters)")
     page = pages[unit.page]
     allowed = {anchor(b.ref) for b in blocks if b.status == IN_FORCE and b.ref is not None}
@@ -151,18 +166,18 @@ def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
         return _check_row(page, unit, cit, allowed)
     matches = find_all(page, cit.quote)
     if not matches:
-        return QuoteCheck(cit, _diagnose_absent(page, cit.quote))
+        return _fail(cit, *_diagnose_absent(page, cit.quote))
     if len(matches) > 1:
         where = ", ".join(f"#{m.start_anchor or '?'}" for m in matches[:5])
-        return QuoteCheck(cit, f"found {len(matches)} times on {unit.page} ({where}): a browser "
+        return _fail(cit, Reason.AMBIGUOUS, f"found {len(matches)} times on {unit.page} ({where}): a browser "
                                f"would land on the first; quote more words")
     m = matches[0]
     if m.start_anchor not in allowed or m.end_anchor not in allowed:
-        return QuoteCheck(cit, f"outside the cited passage: found in #{m.start_anchor} on "
+        return _fail(cit, Reason.OUTSIDE_PASSAGE, f"outside the cited passage: found in #{m.start_anchor} on "
                                f"{unit.page}, not in {fragment(cit.ref)}")
     literal = source_text(page, m.pos, m.end_pos)
     if not _same_literal(cit.quote, literal):
-        return QuoteCheck(cit, f"not literal: the page reads «{literal}» (case, accents and "
+        return _fail(cit, Reason.NOT_LITERAL, f"not literal: the page reads «{literal}» (case, accents and "
                                f"every character must be copied exactly)")
     link = deep_link(page, m.start_anchor, cit.quote)
     return QuoteCheck(cit, "", f"{unit.page}#{link.fragment}")
@@ -183,37 +198,38 @@ def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: set[str]) -> 
     found = [i for i in range(len(page.blocks) - k + 1)
              if all(page.blocks[i + j].norm == segs[j] for j in range(k))]
     if not found:
-        return QuoteCheck(cit, "table row not found: each ' | ' segment must be one whole cell, "
+        return _fail(cit, Reason.ROW_NOT_FOUND, "table row not found: each ' | ' segment must be one whole cell, "
                                "the cells consecutive")
     if len(found) > 1:
-        return QuoteCheck(cit, f"table row found {len(found)} times on {unit.page}; quote more cells")
+        return _fail(cit, Reason.ROW_AMBIGUOUS, f"table row found {len(found)} times on {unit.page}; quote more cells")
     first, last = page.blocks[found[0]], page.blocks[found[0] + k - 1]
     cells = [page.blocks[found[0] + j].text for j in range(k)]
     if not all(_same_literal(q, c) for q, c in zip(cit.quote.split(ROW_SEPARATOR), cells)):
-        return QuoteCheck(cit, f"not literal: the row reads «{ROW_SEPARATOR.join(cells)}»")
+        return _fail(cit, Reason.NOT_LITERAL, f"not literal: the row reads «{ROW_SEPARATOR.join(cells)}»")
     if first.anchor not in allowed or last.anchor not in allowed:
-        return QuoteCheck(cit, f"outside the cited passage: found in #{first.anchor} on "
+        return _fail(cit, Reason.OUTSIDE_PASSAGE, f"outside the cited passage: found in #{first.anchor} on "
                                f"{unit.page}, not in {fragment(cit.ref)}")
     row_text = " ".join(page.blocks[found[0] + j].text for j in range(k))
     try:
         link = deep_link(page, first.anchor, row_text)
     except BuildError:   # the cells run past the first cell's passage into the next one
-        return QuoteCheck(cit, f"table row spans more than one passage (#{first.anchor} to "
+        return _fail(cit, Reason.ROW_SPANS_PASSAGES, f"table row spans more than one passage (#{first.anchor} to "
                                f"#{last.anchor}); quote cells of one passage")
     if link.kind == "fallback":
-        return QuoteCheck(cit, "table row cannot be selected by a text-fragment link on this "
+        return _fail(cit, Reason.ROW_NOT_SELECTABLE, "table row cannot be selected by a text-fragment link on this "
                                "page; quote a different row or more cells")
     return QuoteCheck(cit, "", f"{unit.page}#{link.fragment}")
 
 
-def _diagnose_absent(page: PageText, quote: str) -> str:
+def _diagnose_absent(page: PageText, quote: str) -> tuple[Reason, str]:
     """Why a quote has no word-bounded match inside one block."""
     needle = normalize(quote)
     if needle in page.joined.replace("\n", " "):
         if needle not in page.joined:
-            return "straddles a block boundary (paragraphs or table cells): quote one block"
-        return "not word-bounded: the quote starts or ends inside a word"
-    return "not found on the cited page"
+            return (Reason.STRADDLES_BLOCKS,
+                    "straddles a block boundary (paragraphs or table cells): quote one block")
+        return Reason.NOT_WORD_BOUNDED, "not word-bounded: the quote starts or ends inside a word"
+    return Reason.NOT_FOUND, "not found on the cited page"
 
 
 def build_allowlist(reg: Regulation, pages: Pages, source_url: str) -> list[AllowlistEntry]:
@@ -251,10 +267,11 @@ def verify(reg: Regulation, site_dir: Path, citations: list[Citation],
     silently — unless the caller explicitly built the regulation alone (``allow_empty``)."""
     pages = Pages(site_dir)
     checks = [check_quote(reg, pages, c) for c in citations]
-    failures = [BuildError(f"{c.citation.file}:{c.citation.line}",
-                           f"{c.citation.ref} «{c.citation.quote}»: {c.reason}",
-                           "copy the words exactly from the cited passage on the built page")
-                for c in checks if c.reason]
+    failures: list[BuildError] = [
+        GateError(f"{c.citation.file}:{c.citation.line}",
+                  f"{c.citation.ref} «{c.citation.quote}»: {c.reason}",
+                  "copy the words exactly from the cited passage on the built page", c.code)
+        for c in checks if c.code is not None]
     if not citations and not allow_empty:
         failures.append(BuildError("site_src/content, site_src/practice",
                                    "the gate checked zero quotes",

@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 
 from citavial.build.errors import BuildError
-from citavial.build.gate.verify import Pages, check_quote, reason_code
+from citavial.build.gate.verify import Pages, check_quote
 from citavial.build.models import (
     IN_FORCE,
     AllowlistEntry,
@@ -89,4 +89,4 @@ class DistGate:
         except RefError as exc:
             canon, err = ref, str(exc)
         check = check_quote(self.reg, self.pages, Citation("<mcp>", 1, canon, quote, err))
-        return Verdict(canon, quote, reason_code(check.reason), check.reason, check.url)
+        return Verdict(canon, quote, check.code_str, check.reason, check.url)
