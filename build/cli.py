@@ -22,6 +22,17 @@ def _as_of(value: str) -> date:
             f"--as-of {value!r} is not a date; use YYYY-MM-DD, e.g. 2026-11-29") from None
 
 
+def base_url_arg(value: str) -> str:
+    """The one validator of every ``--base-url`` that says where the site is published (build,
+    check --fix-links, mcp): share.normalize_base_url, its refusal as a usage error."""
+    from citavial.build.errors import BuildError
+    from citavial.build.web.share import normalize_base_url
+    try:
+        return normalize_base_url(value)
+    except BuildError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _cmd_build(args: argparse.Namespace) -> int:
     from citavial.build.pipeline import build_site
     report = build_site(corpus_dir=args.corpus, out_dir=args.out, as_of=args.as_of,
@@ -89,7 +100,7 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--fix-links", action="store_true",
                    help="rewrite each verified citation's link to its proven deep link "
                         "(the ref stays in the link title)")
-    c.add_argument("--base-url", default="",
+    c.add_argument("--base-url", default="", type=base_url_arg,
                    help="where the site is published, prefixed to --fix-links links and "
                         "the only absolute links a citation may hold, e.g. "
                         "https://example.org/citavial/ (default: site-relative links only)")
@@ -119,7 +130,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="build only the regulation pages and allowlist, without the guides and "
                         "practice (whose quotes are written for today's wording), e.g. for a "
                         "past --as-of date")
-    b.add_argument("--base-url", default="",
+    b.add_argument("--base-url", default="", type=base_url_arg,
                    help="absolute URL the site will be published at, e.g. "
                         "https://autoescuela.example/rgc/: adds canonical links, sitemap.xml "
                         "and OpenGraph URLs (default: none, every URL relative)")

@@ -16,7 +16,7 @@ from worker_helpers import (
 
 import citavial.worker.http.serve
 from citavial.worker.answer.ask import Deps
-from citavial.worker.cli import add_parsers
+from citavial.worker.cli import add_parsers, main
 from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
@@ -148,3 +148,46 @@ def test_ask_json_keeps_the_option_payload(built_site, capsys):
     assert set(option) == {"letter", "text", "basis", "reason", "words", "ref", "url"}
     assert (option["letter"], option["basis"], option["ref"]) == ("b", "stated",
                                                                   "RD-1428/2003#art80.2")
+
+
+@pytest.mark.parametrize("argv", [
+    pytest.param(["build"], id="build"),
+    pytest.param(["check", "x.md", "--fix-links"], id="check"),
+    pytest.param(["mcp"], id="mcp"),
+])
+@pytest.mark.parametrize("url", [
+    pytest.param("https://x/?q", id="query"),
+    pytest.param("https://x/#f", id="fragment"),
+    pytest.param("ftp://x/", id="not-http"),
+    pytest.param("x.org/rgc/", id="relative"),
+])
+def test_every_base_url_is_validated_alike(capsys, argv, url):
+    """One validator (build.cli.base_url_arg) for every --base-url that says where the site is
+    published: a usage error (exit 2) naming the option and the value, before any work."""
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--base-url", url])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--base-url" in err and repr(url) in err
+
+
+def test_calibration_is_written_where_the_user_says_and_read_from_there(tmp_path, monkeypatch):
+    """`calibrate` never writes into the installed package: --out, else the user cache folder;
+    `serve`/`ask --calibration FILE` read it (a missing FILE is a usage error)."""
+    import citavial.worker.eval.calibrate as cal
+    from citavial.worker.answer import calibration
+    written = []
+    monkeypatch.setattr(cal, "calibrate", lambda golden, labels, dist, out: written.append(out) or "")
+    monkeypatch.setenv("CITAVIAL_CACHE", str(tmp_path / "cache"))
+    assert main(["calibrate", "--out", str(tmp_path / "mine.json")]) == 0
+    assert main(["calibrate"]) == 0
+    assert written == [tmp_path / "mine.json", tmp_path / "cache" / "calibration.json"]
+    assert calibration.PATH.parent not in {w.parent for w in written}
+    p = parser()
+    (tmp_path / "mine.json").write_text("{}", encoding="utf-8")
+    for cmd in (["serve"], ["ask", "¿x?"]):
+        args = p.parse_args([*cmd, "--calibration", str(tmp_path / "mine.json")])
+        assert args.calibration == tmp_path / "mine.json"
+        with pytest.raises(SystemExit) as exc:
+            p.parse_args([*cmd, "--calibration", str(tmp_path / "none.json")])
+        assert exc.value.code == 2

@@ -20,19 +20,39 @@ from citavial.build.errors import BuildError
 DIST = paths.DIST
 
 
+def _existing_file(value: str) -> Path:
+    path = Path(value)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{value!r} is not a file; give the calibration.json "
+                                         "that `citavial calibrate --out` wrote")
+    return path
+
+
+def _shared() -> dict[str, argparse.ArgumentParser]:
+    """Options several subcommands share, each declared once (argparse parent parsers)."""
+    dist = argparse.ArgumentParser(add_help=False)
+    dist.add_argument("--dist", type=Path, default=DIST, help="the built site (default dist/)")
+    answering = argparse.ArgumentParser(add_help=False)
+    answering.add_argument("--no-model", action="store_true", help="never load the language "
+                           "model (the default answer path does not use it)")
+    answering.add_argument("--model-lead", action="store_true",
+                           help="let the model phrase a one-line lead above the extractive "
+                                "answer (off by default: it did not help on the dev split)")
+    answering.add_argument("--calibration", type=_existing_file, default=None, metavar="FILE",
+                           help="calibration.json written by `citavial calibrate` (default: "
+                                "the one packaged with the worker)")
+    return {"dist": dist, "answering": answering}
+
+
 def add_parsers(subparsers) -> None:
-    s = subparsers.add_parser("serve", help="serve dist/ and the answer API on 127.0.0.1:8000")
+    shared = _shared()
+    s = subparsers.add_parser("serve", help="serve dist/ and the answer API on 127.0.0.1:8000",
+                              parents=[shared["dist"], shared["answering"]])
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=8000)
-    s.add_argument("--dist", type=Path, default=DIST, help="the built site (default dist/)")
     s.add_argument("--rate", type=float, default=20,
                    help="questions per minute per client (0 = unlimited)")
     s.add_argument("--queue", type=int, default=4, help="answers that may wait for the model")
-    s.add_argument("--no-model", action="store_true",
-                   help="never load the language model (the default answer path does not use it)")
-    s.add_argument("--model-lead", action="store_true",
-                   help="let the model phrase a one-line lead above the extractive answer "
-                        "(off by default: it did not help on the dev split)")
     s.add_argument("--log-questions", action="store_true",
                    help="write each question to the log (debugging only; off by default so "
                         "that students' questions are not recorded)")
@@ -45,16 +65,12 @@ def add_parsers(subparsers) -> None:
                         "localhost (against DNS rebinding); repeatable")
     s.set_defaults(func=_cmd_serve)
 
-    a = subparsers.add_parser("ask", help="answer a question (or a file of them) and exit")
+    a = subparsers.add_parser("ask", help="answer a question (or a file of them) and exit",
+                              parents=[shared["dist"], shared["answering"]])
     a.add_argument("question", nargs="?", help="the question, in Spanish")
     a.add_argument("--json", action="store_true", help="print one JSON object")
     a.add_argument("--batch", type=Path, metavar="FILE",
                    help="one question per line in; one JSON object per line out")
-    a.add_argument("--dist", type=Path, default=DIST)
-    a.add_argument("--no-model", action="store_true",
-                   help="never load the language model (the default answer path does not use it)")
-    a.add_argument("--model-lead", action="store_true",
-                   help="let the model phrase a one-line lead above the extractive answer")
     a.set_defaults(func=_cmd_ask)
 
     m = subparsers.add_parser("model-setup",
@@ -63,11 +79,15 @@ def add_parsers(subparsers) -> None:
     m.set_defaults(func=_cmd_model_setup)
 
     c = subparsers.add_parser("calibrate", help="fit the abstention gate and support threshold "
-                              "on the golden set → worker/answer/calibration.json")
+                              "on the golden set → calibration.json (--out)",
+                              parents=[shared["dist"]])
     c.add_argument("--golden", type=Path, default=paths.GOLDEN / "golden-v2.jsonl",
                    help="golden file; only its dev split is read")
     c.add_argument("--labels", type=Path, default=Path(__file__).resolve().parent / "lead" / "support-labels.jsonl")
-    c.add_argument("--dist", type=Path, default=DIST)
+    c.add_argument("--out", type=Path, default=None, metavar="FILE",
+                   help="where to write it (default: $CITAVIAL_CACHE or ~/.cache/citavial/"
+                        "calibration.json; never the installed package); serve and ask read "
+                        "it with --calibration FILE")
     c.set_defaults(func=_cmd_calibrate)
 
     e = subparsers.add_parser("exam", help="paste every question of a bank (JSONL or CSV) as a "
@@ -88,9 +108,9 @@ def add_parsers(subparsers) -> None:
     e.set_defaults(func=_cmd_exam)
 
     mc = subparsers.add_parser("mcp", help="serve the verified passages to an MCP client on "
-                               "stdio (tools search, get_passage, verify_quote, deep_link)")
-    mc.add_argument("--dist", type=Path, default=DIST, help="the built site (default dist/)")
-    mc.add_argument("--base-url", default="", type=_base_url,
+                               "stdio (tools search, get_passage, verify_quote, deep_link)",
+                               parents=[shared["dist"]])
+    mc.add_argument("--base-url", default="", type=build_cli.base_url_arg,
                     help="where the site is published, e.g. https://example.org/citavial/ "
                          "(default: links relative to the site root)")
     mc.set_defaults(func=_cmd_mcp)
@@ -101,15 +121,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     serve(args.dist, host=args.host, port=args.port, ask_per_minute=args.rate,
           max_waiting=args.queue, load_llm=not args.no_model, model_lead=args.model_lead,
           log_questions=args.log_questions, allowed_origins=tuple(args.allow_origin),
-          allowed_hosts=tuple(args.allowed_host))
+          allowed_hosts=tuple(args.allowed_host), calibration_path=args.calibration)
     return 0
-
-
-def _base_url(value: str) -> str:
-    if value and not value.startswith(("https://", "http://")):
-        raise argparse.ArgumentTypeError(f"--base-url {value!r} is not an http(s) URL; give "
-                                         "e.g. https://example.org/citavial/")
-    return value if not value or value.endswith("/") else value + "/"
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
@@ -131,8 +144,11 @@ def _cmd_model_setup(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from citavial.worker.answer.calibration import user_path
     from citavial.worker.eval.calibrate import calibrate
-    print(calibrate(args.golden, args.labels, args.dist))
+    out = args.out or user_path()
+    print(calibrate(args.golden, args.labels, args.dist, out))
+    print(f"wrote {out}; start the worker with --calibration {out}")
     return 0
 
 
@@ -144,7 +160,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     if bool(args.question) == bool(args.batch):
         print("citavial ask: give either a question or --batch FILE", file=sys.stderr)
         return 2
-    deps, why, _ = load_deps(args.dist, load_llm=not args.no_model, model_lead=args.model_lead)
+    deps, why, _ = load_deps(args.dist, load_llm=not args.no_model, model_lead=args.model_lead,
+                             calibration_path=args.calibration)
     if deps is None:
         print(f"citavial ask: cannot answer: {why}", file=sys.stderr)
         return 1

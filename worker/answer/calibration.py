@@ -1,7 +1,9 @@
-"""worker/answer/calibration.json: the gate model and the support threshold, with how they were fit.
+"""calibration.json: the gate model and the support threshold, with how they were fit.
 
-Written by ``citavial calibrate`` (worker/eval/calibrate.py) from the golden set; read at start-up.
-A missing file is not an error: the gate then abstains only when nothing is retrieved, the
+Written by ``citavial calibrate`` (worker/eval/calibrate.py) from the golden set to ``--out``
+(default ``user_path()``, the user cache folder: never into the installed package); read at
+start-up from ``serve``/``ask --calibration PATH``, else the packaged worker/answer/calibration.json
+(``PATH``, refreshed by the developers with ``citavial calibrate --out`` that file). A missing file is not an error: the gate then abstains only when nothing is retrieved, the
 support threshold takes ``DEFAULT_SUPPORT`` and /health says the worker is uncalibrated.
 """
 
@@ -15,7 +17,7 @@ from citavial.build.errors import BuildError
 from citavial.worker.answer.abstain import GateModel
 from citavial.worker.answer.decide import Thresholds
 
-PATH = Path(__file__).resolve().parent / "calibration.json"  # package data
+PATH = Path(__file__).resolve().parent / "calibration.json"  # package data: read, never written
 SCHEMA = "citavial-worker-calibration/2"
 DEFAULT_SUPPORT = 0.6
 
@@ -38,6 +40,13 @@ class Calibration:
 
 
 UNCALIBRATED = Calibration(gate=None, support_threshold=DEFAULT_SUPPORT, calibrated=False)
+
+
+def user_path() -> Path:
+    """Where ``citavial calibrate`` writes by default: the user cache folder
+    ($CITAVIAL_CACHE, else $XDG_CACHE_HOME/citavial or ~/.cache/citavial)."""
+    from citavial.build.check.cache import cache_root
+    return cache_root() / "calibration.json"
 
 
 def load_calibration(path: Path = PATH) -> Calibration:

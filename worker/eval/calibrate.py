@@ -31,7 +31,7 @@ from citavial.build.atomic import write_text
 from citavial.build.errors import BuildError
 from citavial.build.index.hooks import DEV_INDEX_DIR, INDEX_DIR
 from citavial.build.text import read_jsonl
-from citavial.worker.answer.calibration import PATH, SCHEMA
+from citavial.worker.answer.calibration import SCHEMA
 from citavial.worker.lead.support import support
 
 FOLDS = 5
@@ -177,7 +177,7 @@ def floor_of(scores: np.ndarray, y: np.ndarray, threshold: float) -> float:
     return best
 
 
-def calibrate(golden: Path, labels: Path, dist_dir: Path, out: Path = PATH) -> str:
+def calibrate(golden: Path, labels: Path, dist_dir: Path, out: Path) -> str:
     from citavial.worker.answer.allowlist import load_allowlist
     allow = load_allowlist(Path(dist_dir) / "allowlist.json")
     dev, x, y, digest = features_of(golden, dist_dir)

@@ -17,6 +17,7 @@ from citavial.build.index.hooks import INDEX_DIR
 from citavial.build.index.query.retriever import load_retriever
 from citavial.worker.answer.allowlist import load_allowlist
 from citavial.worker.answer.ask import DEFAULT_K, Deps
+from citavial.worker.answer.calibration import PATH as CALIBRATION
 from citavial.worker.answer.calibration import load_calibration
 from citavial.worker.answer.cite import Reader
 from citavial.worker.answer.spanlink import SpanLinker
@@ -33,10 +34,12 @@ WARMUP_QUESTION = "¿Cuál es la velocidad máxima en autopista?"
 
 def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Path | None = None,
               load_llm: bool = True, k: int = DEFAULT_K,
-              model_lead: bool = False, index: str = INDEX_DIR) -> tuple[Deps | None, str, dict]:
+              model_lead: bool = False, index: str = INDEX_DIR,
+              calibration_path: Path | None = None) -> tuple[Deps | None, str, dict]:
     """(deps, why-unavailable, index info). The language model is loaded only for
     ``model_lead``: measured on the dev split, answers are extractive by default. ``index`` is
-    the dist/ folder of the index (the dev-clean ``index-dev`` for measurements on dev)."""
+    the dist/ folder of the index (the dev-clean ``index-dev`` for measurements on dev).
+    ``calibration_path`` is a calibration.json the user wrote (default: the packaged one)."""
     dist_dir = Path(dist_dir)
     try:
         allow = load_allowlist(dist_dir / "allowlist.json")
@@ -51,7 +54,7 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
     except (BuildError, OSError, ValueError) as err:
         return None, f"index not loaded: {err}", {"loaded": False, "reason": str(err)}
     prompt = load_prompt(prompt_path or PROMPTS_DIR / DEFAULT_PROMPTS[model_mode()])
-    calibration = load_calibration()
+    calibration = load_calibration(calibration_path or CALIBRATION)
     if load_llm and model_lead:
         model, status = load_model(prompt, model_path)
     else:
