@@ -4,7 +4,11 @@ Behind a reverse proxy (docs/deploy.md "Scale-out"), a worker that is stopped or
 the answers it is streaming: on SIGTERM it closes its listening socket at once (the proxy's next
 connection is refused and goes to another worker), lets every open connection finish, and
 exits 0 — or after ``grace`` seconds, whatever is left. SIGKILL cannot be handled; see docs/deploy.md.
-waitress has no graceful stop of its own, hence this small piece.
+waitress has no graceful stop of its own, hence this small piece. It cannot keep to waitress's
+public API (serve(), create_server(), run(), close()): none stops accepting while letting open
+connections finish — close() drops them — so it reads the server's undocumented ``accepting``,
+``active_channels``, ``task_dispatcher`` and ``del_channel()`` (waitress 3.x; pinned by
+tests/adversarial/test_scale_out.py, which SIGTERMs a real worker mid-burst).
 """
 
 from __future__ import annotations

@@ -127,7 +127,12 @@ def serve(dist_dir: Path, host: str = "127.0.0.1", port: int = 8000, **kwargs) -
 
 class ServerThread:
     """The worker on a background thread, for tests and benchmarks: ``with ServerThread(state)
-    as s: urlopen(s.url + "/health")``. Port 0 picks a free port on 127.0.0.1."""
+    as s: urlopen(s.url + "/health")``. Port 0 picks a free port on 127.0.0.1.
+
+    Not waitress's public run()/close(): run() can only be stopped by a signal in the main
+    thread, and close() from another thread closes sockets under a select() in progress; so it
+    drives the event loop over the server's (undocumented) ``_map`` in short polls and shuts the
+    ``task_dispatcher`` down itself."""
 
     def __init__(self, state: WorkerState, port: int = 0, threads: int = 8, **guard) -> None:
         import threading
