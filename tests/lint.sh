@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lint, import contract and types. Run by tests/run_all.sh before the test suite.
-#   ruff: pyflakes, pycodestyle errors, import order, absolute imports only, the old top-level
+#   ruff: pyflakes, pycodestyle errors, bugbear, import order, absolute imports only, the old top-level
 #         names `build`/`worker` banned;
 #   import-linter: citavial.build never imports citavial.worker;
 #   mypy: the cross-stage models, the text module, the gate, the web publishing stage and the

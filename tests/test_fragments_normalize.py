@@ -91,7 +91,7 @@ def test_word_slices_normalize_to_their_part(words):
     norm, offsets = normalize_with_map(text)
     spaces = [j for j, ch in enumerate(norm) if ch == " "]
     cuts = [0] + [s for s in spaces] + [len(norm)]
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in zip(cuts, cuts[1:], strict=False):
         a = a + 1 if a in spaces else a
         assert normalize(text[offsets[a]:offsets[b]]) == norm[a:b]
 

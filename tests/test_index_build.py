@@ -103,7 +103,7 @@ def test_hits_carry_everything_the_worker_needs():
     # Scores fall within the rolled-up head (top 5) and within the rest, which may start
     # with a second apartado of a head article scoring above the 5th hit.
     for part in (r.hits[:5], r.hits[5:]):
-        assert all(a.score >= b.score for a, b in zip(part, part[1:]))
+        assert all(a.score >= b.score for a, b in zip(part, part[1:], strict=False))
     s = searcher()
     head = [int(s.group_of[s.ref_row[h.ref]]) for h in r.hits[:5]]
     h = r.hits[0]

@@ -156,7 +156,7 @@ def test_no_expired_text_among_passages(ingested, norm) -> None:
 
 
 POINTS = [("r1", ("", "6", "4"))] + [(f"r{n}", (p,)) for n, p in zip(
-    range(2, 22), "6 6 6 6 6 6 6 6 4 4 6 4 4 4 4 4 4 3 3 3".split())]
+    range(2, 22), "6 6 6 6 6 6 6 6 4 4 6 4 4 4 4 4 4 3 3 3".split(), strict=False)]
 
 
 def test_points_table_one_passage_per_row(ingested) -> None:
@@ -187,7 +187,7 @@ def test_no_repeated_letter_cells_side_by_side(ingested, norm) -> None:
     for u in reg.units:
         for b in u.blocks:
             for row in (b.table.rows if b.table else ()):
-                pairs = zip(row, row[1:])
+                pairs = zip(row, row[1:], strict=False)
                 assert not [a.text for a, c in pairs if a.text == c.text and re.search(r"[a-z]", a.text)]
 
 
@@ -265,7 +265,7 @@ def test_refs_are_typed_refs_of_their_unit(ingested, norm) -> None:
         for b in unit.passages:
             assert str(Ref.parse(b.ref)) == b.ref and Ref.parse(b.ref).unit == typed, b.ref
     refs = [b.ref for u in reg.units for b in u.passages]
-    inverted = [(a, b) for a, b in zip(refs, refs[1:])
+    inverted = [(a, b) for a, b in zip(refs, refs[1:], strict=False)
                 if Ref.parse(a).sort_key > Ref.parse(b).sort_key]
     print(f"\n{norm}: {len(refs) - 1 - len(inverted)}/{len(refs) - 1} adjacent passage pairs in "
           "Ref.sort_key order")

@@ -62,7 +62,7 @@ def test_the_deciding_words_are_the_passages_own():
                          ids=lambda o: "".join(map(str, o)))
 def test_shuffling_the_options_keeps_the_grounded_choice(order):
     texts = [OPTIONS[i][1] for i in order]
-    shuffled = tuple(zip("abc", texts))
+    shuffled = tuple(zip("abc", texts, strict=False))
     verdict = judge(shuffled, [RULE], [RULE, NEAR])
     assert verdict.text == OPTIONS[1][1] and verdict.letter == "abc"[order.index(1)]
 

@@ -76,7 +76,7 @@ def test_heading_levels_never_skip(built_site):
         levels = [int(h.tag[1]) for h in _page(built_site, path.name).iter("h1", "h2", "h3",
                                                                            "h4", "h5", "h6")]
         assert levels[0] == 1, path.name
-        assert all(b - a <= 1 for a, b in zip(levels, levels[1:])), path.name
+        assert all(b - a <= 1 for a, b in zip(levels, levels[1:], strict=False)), path.name
 
 
 def test_no_request_to_another_host(built_site):

@@ -191,7 +191,7 @@ def model_output(draw):
     text = "".join(draw(st.lists(st.one_of(fragments, st.text(max_size=6)), max_size=14)))
     cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=12)))
     bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 def _strings(value, path=""):

@@ -91,7 +91,7 @@ def test_prefix_kv_cache_is_reused(model_path):
     list(model.stream("Pasaje:\n[1] Texto.\nPregunta: ¿Algo?\nRespuesta: [[REF:1]]"))
     cached = list(model.llm._input_ids[: model.llm.n_tokens])
     nxt = model.prompt_tokens("Pasaje:\n[1] Otro.\nPregunta: ¿Otra?\nRespuesta: [[REF:1]]")
-    shared = next((i for i, (a, b) in enumerate(zip(cached, nxt)) if a != b), len(cached))
+    shared = next((i for i, (a, b) in enumerate(zip(cached, nxt, strict=False)) if a != b), len(cached))
     assert shared >= len(fixed)
 
 

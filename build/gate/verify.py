@@ -204,7 +204,7 @@ def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: set[str]) -> 
         return _fail(cit, Reason.ROW_AMBIGUOUS, f"table row found {len(found)} times on {unit.page}; quote more cells")
     first, last = page.blocks[found[0]], page.blocks[found[0] + k - 1]
     cells = [page.blocks[found[0] + j].text for j in range(k)]
-    if not all(_same_literal(q, c) for q, c in zip(cit.quote.split(ROW_SEPARATOR), cells)):
+    if not all(_same_literal(q, c) for q, c in zip(cit.quote.split(ROW_SEPARATOR), cells, strict=False)):
         return _fail(cit, Reason.NOT_LITERAL, f"not literal: the row reads «{ROW_SEPARATOR.join(cells)}»")
     if first.anchor not in allowed or last.anchor not in allowed:
         return _fail(cit, Reason.OUTSIDE_PASSAGE, f"outside the cited passage: found in #{first.anchor} on "

@@ -164,15 +164,15 @@ def name_rows(prep: Prepared, folded: str, stop: frozenset[str]) -> list[tuple[i
     keys = [sign_key(t) for t in toks]
     cued_any = any(t in CUE for t in toks)
     marking = any(t in MARKING_CUE for t in toks)
-    content = [k for t, k in zip(toks, keys) if t not in stop and t not in FILLER]
+    content = [k for t, k in zip(toks, keys, strict=False) if t not in stop and t not in FILLER]
     full: list[tuple[int, int, int]] = []
     partial: list[tuple[int, int, int]] = []
     for row, (ntoks, nkeys) in enumerate(prep.names):
-        name_content = [k for t, k in zip(ntoks, nkeys) if t not in stop]
+        name_content = [k for t, k in zip(ntoks, nkeys, strict=False) if t not in stop]
         prefer = 0 if marking == prep.codes[row].startswith("M-") else 1
         at = _find(keys, nkeys) if nkeys else -1
         if at >= 0:
-            about = all(t in stop or t in FILLER or k in nkeys for t, k in zip(toks, keys))
+            about = all(t in stop or t in FILLER or k in nkeys for t, k in zip(toks, keys, strict=False))
             if _cued(toks, at) or (about and (len(name_content) >= 2 or cued_any)):
                 full.append((prefer, -len(nkeys), row))
                 continue

@@ -114,7 +114,7 @@ def unit_changes(texto: Path, reg: Regulation) -> dict[str, tuple[Change, ...]]:
         where = f"bloque id={bloque.get('id')!r}"
         wordings = [(version_of(v, where), _paragraphs(unit, v, reg.as_of)) for v in elements]
         changes = [Change(unit.ref, v0, v1, tuple(_pairs(p0, p1)))
-                   for (v0, p0), (v1, p1) in zip(wordings, wordings[1:])]
+                   for (v0, p0), (v1, p1) in zip(wordings, wordings[1:], strict=False)]
         out[unit.ref] = tuple(c for c in changes if c.paragraphs)
     return out
 

@@ -52,7 +52,7 @@ def _load(path: Path) -> dict | None:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise BuildError(str(path), f"is not valid JSON ({exc})",
-                         "regenerate the report with the command named in docs/evaluation.md")
+                         "regenerate the report with the command named in docs/evaluation.md") from None
 
 
 def collect_figures(gate: dict, reports_dir: Path) -> list[Figure]:

@@ -58,7 +58,7 @@ def load_passages(path):
                 passages[e["ref"]] = {"ref": e["ref"], "unit": e["page"]}
         return passages
     with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
+        for line in f:
             line = line.strip()
             if not line:
                 continue

@@ -237,7 +237,7 @@ def test_one_question_left_is_singular(tab, served_site):
     _, base = served_site
     tab.goto(f"{base}/simulacro.html")
     tab.click("#s-start")
-    for n in range(29):
+    for _ in range(29):
         tab.locator("#s-options label").nth(0).click()
         tab.click("#s-next")
     seen = []

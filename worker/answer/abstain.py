@@ -27,7 +27,7 @@ class GateModel:
     def score(self, evidence: dict[str, float]) -> float | None:
         """The gate score, or None when a feature it needs is missing from the evidence."""
         total = self.bias
-        for name, m, s, w in zip(self.features, self.mean, self.scale, self.weights):
+        for name, m, s, w in zip(self.features, self.mean, self.scale, self.weights, strict=False):
             if name not in evidence or not math.isfinite(evidence[name]):
                 return None
             total += w * (evidence[name] - m) / s

@@ -121,7 +121,7 @@ def calibrate_support(labels: list[dict], allowlist) -> dict:
         rows.append((v.score, v.reason != "number_not_in_passage", bool(item["supported"])))
     best = None
     scores = sorted({s for s, _, _ in rows})
-    for t in [0.0, *((a + b) / 2 for a, b in zip(scores, scores[1:])), 1.01]:
+    for t in [0.0, *((a + b) / 2 for a, b in zip(scores, scores[1:], strict=False)), 1.01]:
         kept = [(ok_num and s >= t, truth) for s, ok_num, truth in rows]
         acc = sum(k == truth for k, truth in kept) / len(kept)
         wrong_keeps = sum(1 for k, truth in kept if k and not truth)

@@ -115,7 +115,7 @@ def _csv_rows(path: Path, text: str) -> Iterator[tuple[int, dict]]:
             if len(cells) != len(header):
                 raise BankError(path, start, None, f"has {len(cells)} cells, the header "
                                 f"{len(header)}", "quote cells that hold a comma")
-            row: dict = dict(zip(header, cells))
+            row: dict = dict(zip(header, cells, strict=False))
             opts = [row.pop(x) for x in LETTERS if x in row]
             while opts and not opts[-1].strip():
                 opts.pop()   # a bank of 3-option questions may keep an empty "d" column
@@ -171,10 +171,10 @@ def _options(value: object, bad) -> tuple[tuple[str, str], ...]:
         raise bad("options", f"expected an object or a list, got {type(value).__name__}")
     if not 2 <= len(texts) <= 4:
         raise bad("options", f"expected 2–4 options, got {len(texts)}")
-    for letter, text in zip(LETTERS, texts):
+    for letter, text in zip(LETTERS, texts, strict=False):
         if not isinstance(text, str) or not text.strip():
             raise bad("options", f"option {letter.upper()} is {text!r}, not text")
-    return tuple((letter, " ".join(t.split())) for letter, t in zip(LETTERS, texts))
+    return tuple((letter, " ".join(t.split())) for letter, t in zip(LETTERS, texts, strict=False))
 
 
 def _flag(value: object, bad) -> bool:

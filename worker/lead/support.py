@@ -49,7 +49,7 @@ def stems(text: str) -> set[str]:
 
 
 def _pairs(seq: list[str]) -> set[tuple[str, str]]:
-    return set(zip(seq, seq[1:]))
+    return set(zip(seq, seq[1:], strict=False))
 
 
 def support(sentence: str, passage: str, threshold: float) -> Support:

@@ -189,7 +189,7 @@ def make_match(page: PageText, pos: int, end_pos: int) -> Match:
     _, s_chain, s_node = s_block.segment_at(start)
     _, e_chain, e_node = e_block.segment_at(max(end - 1, 0))
     common: list[int] = []
-    for x, y in zip(s_chain, e_chain):
+    for x, y in zip(s_chain, e_chain, strict=False):
         if x != y:
             break
         common.append(x)

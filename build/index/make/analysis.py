@@ -75,7 +75,7 @@ class BuildCache:
                 or vecs.dtype != np.float32:
             return
         parsed = json.loads(text.tobytes().decode("utf-8"))
-        self.vectors = {k.tobytes(): v for k, v in zip(keys, vecs)}
+        self.vectors = {k.tobytes(): v for k, v in zip(keys, vecs, strict=False)}
         self.terms, self.docs = parsed["terms"], parsed["docs"]
 
     def save(self, vectors: dict[bytes, np.ndarray], terms: dict[str, list[str]],
@@ -142,14 +142,14 @@ class Analysis:
         """Embedder.encode(texts), each distinct text embedded at most once (or read from the
         cache)."""
         keys = [digest(t) for t in texts]
-        todo = {k: t for k, t in zip(keys, texts) if k not in self._vecs}
+        todo = {k: t for k, t in zip(keys, texts, strict=False) if k not in self._vecs}
         if self.store is not None:
             for k in [k for k in todo if k in self.store.vectors]:
                 self._vecs[k] = self.store.vectors[k]
                 del todo[k]
         if todo:
             rows = self.embedder.encode(list(todo.values()))
-            self._vecs.update(zip(todo, rows))
+            self._vecs.update(zip(todo, rows, strict=False))
             self.embedded += len(todo)
         if not keys:
             return np.zeros((0, self.embedder.dim), np.float32)

@@ -40,7 +40,7 @@ class Retriever:
         s = self._searcher
         if not hasattr(self, "_hooks"):
             by_row: dict[int, list[str]] = {}
-            for q, row in zip(s.hook_questions, s.hook_passage.tolist()):
+            for q, row in zip(s.hook_questions, s.hook_passage.tolist(), strict=False):
                 by_row.setdefault(row, []).append(q)
             self._hooks = {s.refs[r]: qs for r, qs in by_row.items()}
         return self._hooks.get(ref, [])
