@@ -18,7 +18,7 @@ import pytest
 
 from citavial.build.check.claims import ClaimCode
 from citavial.build.check.notes import CHECK_REASONS
-from citavial.build.gate.verify import REASONS
+from citavial.build.gate.verify import Reason
 from citavial.worker.answer.judge import Basis, Undecided
 from citavial.worker.cli import parser
 
@@ -135,7 +135,7 @@ def test_the_environment_scan_finds_them():
     assert {"CITAVIAL_CACHE", "CITAVIAL_MODEL", "CITAVIAL_HOME"} <= _env_vars()
 
 
-@pytest.mark.parametrize("code", sorted({code for code, _ in (*REASONS, *CHECK_REASONS)}))
+@pytest.mark.parametrize("code", sorted({r.value for r in Reason} | {code for code, _ in CHECK_REASONS}))
 def test_every_gate_reason_code_is_in_the_check_table(code):
     table = _section(_text(DOCS / "check.md"), "Reason codes")
     assert re.search(rf"^\|[^|\n]*`{code}`", table, re.M), (
