@@ -257,6 +257,9 @@ class AllowlistEntry:
     source_license: str
     label: str
     directive: str   # "exact", "range", "context" or "anchor" (id-only fallback)
+    norm: str        # the ref's norm prefix ("RD-1428/2003", "RDL-6/2015", …)
+    boe_id: str      # the norm's BOE id ("BOE-A-2015-11722")
+    consolidated: str   # the BOE consolidated text's update date, ISO
 
     def __repr__(self) -> str:
         return f"AllowlistEntry({self.ref}, {self.directive})"

@@ -23,17 +23,25 @@ from citavial.build.corpus.images import local_images
 from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.errors import BuildErrors
 from citavial.build.gate.deeplinks import write_page_links
-from citavial.build.gate.verify import Pages, check_quote, gate_counts, verify
+from citavial.build.gate.verify import Pages, build_allowlist, check_quote, gate_counts, verify
 from citavial.build.index.collect import collect
 from citavial.build.index.embed import corpus_model, load_embedder
 from citavial.build.index.make import DEV_INDEX_DIR, Analysis, build_index, promoted_hooks
 from citavial.build.ingest import load_regulation
-from citavial.build.models import ALLOWLIST_SCHEMA, Citation, Regulation
+from citavial.build.ingest.markdown import load_norms
+from citavial.build.models import ALLOWLIST_SCHEMA, NORM, Citation, Regulation
 from citavial.build.refs import RefError, parse_ref
 from citavial.build.renames import FILE_NAME as RENAMES_FILE
 from citavial.build.render.changes import by_date, change_id, passage_changed, unit_changes
 from citavial.build.render.figures import collect_figures
-from citavial.build.render.pages import ExtraPage, render, render_pages, spanish_date
+from citavial.build.render.pages import (
+    ExtraPage,
+    norm_of,
+    render,
+    render_norm,
+    render_pages,
+    spanish_date,
+)
 from citavial.build.render.signpage import catalogue, groups, sign_entries, signs_json
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
@@ -56,13 +64,20 @@ def write_json(path: Path, obj) -> None:
     write_staged(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n")
 
 
-def allowlist_json(reg: Regulation, entries) -> dict:
+def _source_json(reg: Regulation) -> dict:
+    return {"norm_id": reg.source.norm_id, "title": reg.source.title,
+            "consolidated": reg.source.consolidated, "eli": reg.source.eli,
+            "html_url": reg.source.html_url, "license": reg.source.license}
+
+
+def allowlist_json(reg: Regulation, entries, others: tuple[Regulation, ...] = ()) -> dict:
+    """``source`` stays the Reglamento's (schema citavial-allowlist/1); ``sources`` names every
+    norm's, by ref prefix, as each entry's ``norm``."""
     return {
         "schema": ALLOWLIST_SCHEMA,
         "as_of": reg.as_of.isoformat(),
-        "source": {"norm_id": reg.source.norm_id, "title": reg.source.title,
-                   "consolidated": reg.source.consolidated, "eli": reg.source.eli,
-                   "html_url": reg.source.html_url, "license": reg.source.license},
+        "source": _source_json(reg),
+        "sources": {norm_of(r).prefix: _source_json(r) for r in (reg, *others)},
         "entries": [e.__dict__ for e in entries],
     }
 
@@ -99,6 +114,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     site_src = Path(site_src)
     base_url = normalize_base_url(base_url)
     reg = load_regulation(corpus_dir, as_of)
+    others = tuple(load_norms(Path(corpus_dir), as_of).values())
     guides = [] if regulation_only else read_guides(site_src / "content")
     bank = [] if regulation_only else read_bank(site_src / "practice")
     citations = [c for g in guides for c in g.citations] + [c for q in bank for c in q.citations]
@@ -113,7 +129,9 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         for path in fetched.values():
             write_staged_bytes(stage / IMAGES_DIR / path.name, path.read_bytes())
         pages = render(reg, site_src, stage, change_links=change_links, base_url=base_url,
-                       images=images)
+                       images=images, others=list(others))
+        for other in others:
+            pages += render_norm(other, site_src, stage, base_url=base_url, images=images)
         t2 = time.perf_counter()
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
@@ -121,6 +139,9 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             raise BuildErrors(exc.errors + findings) from None
         if findings:
             raise BuildErrors(findings)
+        norm_pages = Pages(stage)
+        for other in others:
+            allowlist += build_allowlist(other, norm_pages, other.source.html_url)
         t3 = time.perf_counter()
         links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
         gate = gate_counts(checks, allowlist)
@@ -138,12 +159,15 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             ExtraPage("offline.html", "offline.html", {}),
         ]
         pages += render_pages(reg, site_src, stage, extra, base_url=base_url, images=images)
-        write_json(stage / "allowlist.json", allowlist_json(reg, allowlist))
+        write_json(stage / "allowlist.json", allowlist_json(reg, allowlist, others))
         renames = Path(corpus_dir) / RENAMES_FILE
         if renames.is_file():   # `citavial mcp` reads only dist/
             write_staged_bytes(stage / RENAMES_FILE, renames.read_bytes())
-        write_page_links(reg, stage, allowlist)
-        signs_page = _signs_page(texto, allowlist)
+        for norm_reg in (reg, *others):
+            write_page_links(norm_reg, stage, allowlist)
+        # the signs catalogue and (for now) the index are the Reglamento's
+        rgc = [e for e in allowlist if e.norm == NORM]
+        signs_page = _signs_page(texto, rgc)
         pages += render_pages(reg, site_src, stage, [signs_page], base_url=base_url,
                               images=images)
         write_json(stage / "senales.json", signs_json(signs_page.context["groups"]))
@@ -152,13 +176,16 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
         write_json(stage / "gate-report.json", gate)
         t4 = time.perf_counter()
-        index_report = _indexes(reg, allowlist, Path(corpus_dir), stage,
+        index_report = _indexes((reg,), rgc, Path(corpus_dir), stage,
                                 sign_entries(signs_page.context["groups"]), cache_dir)
         t4b = time.perf_counter()
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of))
         write_json(stage / "web-report.json", web)
     t5, c5 = time.perf_counter(), time.process_time()
-    return (f"built {len(pages)} pages, {len(reg.units)} units, {len(allowlist)} citable passages "
+    per_norm = ", ".join(f"{norm_of(r).prefix} {len(r.units)} units"
+                         for r in (reg, *others))
+    return (f"built {len(pages)} pages, {len(reg.units) + sum(len(r.units) for r in others)} "
+            f"units ({per_norm}), {len(allowlist)} citable passages "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
             f"({len(guides)} guides, {len(bank)} practice questions); prose check: {len(items)} "
             f"items, {len(findings)} findings; deep links "
@@ -168,12 +195,13 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"{index_report}; {web_report}")
 
 
-def _indexes(reg: Regulation, allowlist, corpus_dir: Path, stage: Path, signs,
+def _indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, stage: Path, signs,
              cache_dir: Path | None) -> str:
     """The product's index (dist/index/, every promoted hook, + the static search) and the
     dev-clean one that dev-split measurements read (dist/index-dev/, build/index/hooks.py),
-    sharing one analysis of their texts."""
-    passages, urls = collect(reg), {e.ref: e.url for e in allowlist}
+    sharing one analysis of their texts, over the passages of ``regs``."""
+    passages = tuple(p for reg in regs for p in collect(reg))
+    urls = {e.ref: e.url for e in allowlist}
     analysis = Analysis(load_embedder(corpus_model(corpus_dir)), cache_dir)
     product = build_index(passages, urls, promoted_hooks(corpus_dir), stage, signs=signs,
                           analysis=analysis)

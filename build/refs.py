@@ -222,8 +222,8 @@ def fragment(ref: str) -> str:
 
 
 def anchor(ref: str) -> str:
-    """HTML id of a passage or unit: ``RD-1428/2003#art82.2`` → ``art82-2``."""
-    fragment(ref)   # the Reglamento's refs only, as before
+    """HTML id of a passage or unit: ``RD-1428/2003#art82.2`` → ``art82-2`` (any norm's ref:
+    ``RDL-6/2015#anexoII.r10`` → ``anexoII-r10``)."""
     return Ref.parse(ref).anchor
 
 
@@ -314,8 +314,9 @@ _DISPOSITION_NAMES = {"da": "disp. adicional", "dt": "disp. transitoria",
 
 
 def human_label(ref: str) -> str:
-    """A short Spanish label for a chip: ``art48.1.a.1o`` → "art. 48.1.a) 1.º"."""
-    parts = fragment(ref).split(".")
+    """A short Spanish label for a chip: ``art48.1.a.1o`` → "art. 48.1.a) 1.º"; any norm's
+    ref (``RDL-6/2015#anexoII.r10`` → "anexo II, fila 10")."""
+    parts = list(Ref.parse(ref).parts)
     prefix = ""
     if parts[0] == "rd":
         prefix, parts = "RD, ", parts[1:]
@@ -342,7 +343,7 @@ def passage_label(ref: str) -> str:
     """Where a passage sits inside its unit, in words a student reads: ``art48.1.a`` →
     "apartado 1, letra a)"; ``art48.1.a.1o`` → "apartado 1, letra a), párrafo 1.º";
     ``anexoI.5.p37`` → "apartado 5, párrafo 37"; a unit's lead paragraph → ""."""
-    parts = fragment(ref).split(".")
+    parts = list(Ref.parse(ref).parts)
     if parts[0] == "rd":
         parts = parts[1:]
     parts = parts[2:] if parts[0].startswith("anexo") and len(parts) > 1 and \
@@ -355,6 +356,8 @@ def passage_label(ref: str) -> str:
             words.append(f"sección {p[1:]}")
         elif p.startswith("p") and p[1:].isdigit():
             words.append(f"párrafo {p[1:]}")
+        elif p.startswith("r") and p[1:].isdigit():
+            words.append(f"fila {p[1:]}")
         elif p[:-1].isdigit() and p[-1] in "oa":
             words.append(f"párrafo {p[:-1]}.{'º' if p[-1] == 'o' else 'ª'}")
         else:
@@ -382,6 +385,7 @@ def _article_label(parts: list[str]) -> str:
 
 
 def _paragraphs(text: str) -> str:
-    """``p37`` → "párr. 37" wherever it appears."""
-    return ", ".join(f"párr. {p[1:]}" if p.startswith("p") and p[1:].isdigit() else p
+    """``p37`` → "párr. 37", ``r10`` (a table row) → "fila 10", wherever they appear."""
+    return ", ".join(f"párr. {p[1:]}" if p.startswith("p") and p[1:].isdigit()
+                     else f"fila {p[1:]}" if p.startswith("r") and p[1:].isdigit() else p
                      for p in text.split(", "))

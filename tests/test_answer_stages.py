@@ -27,7 +27,8 @@ def entry(ref: str, text: str) -> AllowlistEntry:
     return AllowlistEntry(ref=ref, url=f"{page}#{frag.replace('.', '-')}", page=page,
                           anchor=frag.replace(".", "-"), text=text, sha256="x", as_of="2026-12-01",
                           source_url="https://www.boe.es/x", source_license="BOE",
-                          label=f"art. {frag}", directive="exact")
+                          label=f"art. {frag}", directive="exact", norm="RD-1428/2003",
+                          boe_id="BOE-A-2003-23514", consolidated="2026-07-31")
 
 
 # --- patterns -----------------------------------------------------------------------------------

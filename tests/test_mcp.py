@@ -21,7 +21,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 BASE = "https://example.org/rgc/"
-FIELDS = {"ref", "label", "text", "url", "as_of", "source", "license"}
+FIELDS = {"ref", "label", "text", "url", "as_of", "source", "license", "norm", "boe_id",
+          "consolidated"}
 QUOTE = "el adelantamiento deberá efectuarse por la izquierda del vehículo"
 
 CALLS = {  # id → (tool, arguments)

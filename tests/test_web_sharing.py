@@ -56,7 +56,9 @@ def test_sitemap_lists_every_page_with_the_units_version_date(published_site, re
     doc = lxml.etree.parse(str(published_site / "sitemap.xml"))
     urls = {u.findtext("s:loc", namespaces=SITEMAP_NS): u.findtext("s:lastmod", namespaces=SITEMAP_NS)
             for u in doc.getroot().findall("s:url", SITEMAP_NS)}
-    pages = {p.name for p in published_site.glob("*.html")} - {"404.html", "offline.html"}
+    pages = {p.relative_to(published_site).as_posix() for p in published_site.rglob("*.html")}
+    pages -= {"404.html", "offline.html"}
+    assert "ley-trafico/anexoII.html" in pages   # the other norms' folders too
     assert set(urls) == {BASE + ("" if p == "index.html" else p) for p in pages}
     art48 = next(u for u in reg.units if u.page == "art48.html")
     assert urls[BASE + "art48.html"] == art48.version.in_force.isoformat()

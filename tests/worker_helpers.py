@@ -108,7 +108,8 @@ def fixed_allowlist(tmp_dir: Path) -> Allowlist:
     entries = [dict(e, sha256=hashlib.sha256(e["text"].encode()).hexdigest(), as_of="2026-11-29",
                     source_url="https://www.boe.es/buscar/act.php?id=BOE-A-2003-23514#a"
                     + e["anchor"].split("-")[0][3:], source_license="Fuente: BOE.",
-                    directive="exact" if ":~:" in e["url"] else "anchor")
+                    directive="exact" if ":~:" in e["url"] else "anchor",
+                    norm="RD-1428/2003", boe_id="BOE-A-2003-23514", consolidated="2026-07-31")
                for e in FIXED_ENTRIES]
     path = Path(tmp_dir) / "allowlist.json"
     path.write_text(json.dumps({"schema": "citavial-allowlist/1", "as_of": "2026-11-29",

@@ -45,8 +45,27 @@ def page_links(reg: Regulation, site_dir: Path,
 def write_page_links(reg: Regulation, site_dir: Path, allowlist: list[AllowlistEntry]) -> int:
     """Write every page's script into the staging directory; return the number of row links."""
     rows = 0
-    for page, links in sorted(page_links(reg, site_dir, allowlist).items()):
+    pages = {u.page for u in reg.units}
+    mine = [e for e in allowlist if e.page in pages]
+    for page, links in sorted(page_links(reg, site_dir, mine).items()):
         rows += sum(1 for urls in links["rows"].values() for u in urls if u)
+        links = _from_page(page, links)
         write_staged(Path(site_dir) / script_name(page), "window.CITAVIAL_LINKS = " + json.dumps(
             links, ensure_ascii=False, sort_keys=True) + ";\n")
     return rows
+
+
+def _from_page(page: str, links: dict[str, dict]) -> dict[str, dict]:
+    """The links as the page itself resolves them: a page in a norm's folder
+    (``ley-trafico/art76.html``) links its own passages as ``art76.html#…``; the site-root
+    pages' links are unchanged."""
+    folder = page.rpartition("/")[0]
+    if not folder:
+        return links
+    cut = len(folder) + 1
+
+    def rel(url: str) -> str:
+        return url[cut:] if url.startswith(folder + "/") else url
+
+    return {"passages": {k: rel(v) for k, v in links["passages"].items()},
+            "rows": {k: [rel(u) for u in urls] for k, urls in links["rows"].items()}}

@@ -174,7 +174,7 @@ def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
     m = matches[0]
     if m.start_anchor not in allowed or m.end_anchor not in allowed:
         return _fail(cit, Reason.OUTSIDE_PASSAGE, f"outside the cited passage: found in #{m.start_anchor} on "
-                               f"{unit.page}, not in {fragment(cit.ref)}")
+                               f"{unit.page}, not in {Ref.parse(cit.ref).fragment}")
     literal = source_text(page, m.pos, m.end_pos)
     if not _same_literal(cit.quote, literal):
         return _fail(cit, Reason.NOT_LITERAL, f"not literal: the page reads «{literal}» (case, accents and "
@@ -208,7 +208,7 @@ def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: set[str]) -> 
         return _fail(cit, Reason.NOT_LITERAL, f"not literal: the row reads «{ROW_SEPARATOR.join(cells)}»")
     if first.anchor not in allowed or last.anchor not in allowed:
         return _fail(cit, Reason.OUTSIDE_PASSAGE, f"outside the cited passage: found in #{first.anchor} on "
-                               f"{unit.page}, not in {fragment(cit.ref)}")
+                               f"{unit.page}, not in {Ref.parse(cit.ref).fragment}")
     row_text = " ".join(page.blocks[found[0] + j].text for j in range(k))
     try:
         link = deep_link(page, first.anchor, row_text)
@@ -241,12 +241,16 @@ def build_allowlist(reg: Regulation, pages: Pages, source_url: str) -> list[Allo
                 continue
             link = deep_link(pages[unit.page], anchor(block.ref), block.text)
             kind = {"fallback": "anchor"}.get(link.kind, "context" if link.context else link.kind)
+            # the Markdown copies have no BOE block ids: their passages link the norm's page
+            boe = f"{source_url}#{unit.block_id}" if unit.block_id else source_url
             entries.append(AllowlistEntry(
                 ref=block.ref, url=f"{unit.page}#{link.fragment}", page=unit.page,
                 anchor=anchor(block.ref), text=block.text,
                 sha256=hashlib.sha256(block.text.encode("utf-8")).hexdigest(),
-                as_of=reg.as_of.isoformat(), source_url=f"{source_url}#{unit.block_id}",
-                source_license=reg.source.license, label=human_label(block.ref), directive=kind))
+                as_of=reg.as_of.isoformat(), source_url=boe,
+                source_license=reg.source.license, label=human_label(block.ref), directive=kind,
+                norm=Ref.parse(block.ref).norm, boe_id=reg.source.norm_id,
+                consolidated=reg.source.consolidated))
     return entries
 
 
@@ -254,10 +258,17 @@ def gate_counts(checks: list[QuoteCheck], allowlist: list[AllowlistEntry]) -> di
     """The gate's figures (dist/gate-report.json, the "Por qué" page), counted from its verdicts:
     quotes checked and failed, citable passages, deep links by kind."""
     directives: dict[str, int] = {}
+    norms: dict[str, dict] = {}
     for e in allowlist:
         directives[e.directive] = directives.get(e.directive, 0) + 1
+        per = norms.setdefault(e.norm, {"passages": 0, "directives": {}})
+        per["passages"] += 1
+        per["directives"][e.directive] = per["directives"].get(e.directive, 0) + 1
+    for per in norms.values():
+        per["directives"] = dict(sorted(per["directives"].items()))
     return {"checked": len(checks), "failed": sum(1 for c in checks if c.reason),
-            "passages": len(allowlist), "directives": dict(sorted(directives.items()))}
+            "passages": len(allowlist), "directives": dict(sorted(directives.items())),
+            "norms": dict(sorted(norms.items()))}
 
 
 def verify(reg: Regulation, site_dir: Path, citations: list[Citation],

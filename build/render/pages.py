@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
@@ -17,7 +18,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from citavial.build.atomic import write_staged
 from citavial.build.headers import csp
 from citavial.build.models import EXPIRED, IN_FORCE, NOT_YET, REPEALED, SUPPRESSED, Regulation
-from citavial.build.refs import anchor, human_label
+from citavial.build.refs import NORMS, Norm, anchor, human_label
 
 STATUS_LABELS = {
     IN_FORCE: "En vigor",
@@ -54,6 +55,25 @@ def spanish_date(value) -> str:
     return f"{value.day} de {MONTHS[value.month - 1]} de {value.year}"
 
 
+def spanish_iso_date(value: str) -> str:
+    """``"2026-07-31"`` (a Source's consolidation date) → "31 de julio de 2026"."""
+    return spanish_date(date.fromisoformat(value))
+
+
+def norm_of(reg: Regulation) -> Norm:
+    """The registry entry (build/refs.py NORMS) of a Regulation, by its BOE id."""
+    for norm in NORMS.values():
+        if norm.boe_id == reg.source.norm_id:
+            return norm
+    raise KeyError(f"{reg.source.norm_id} is not a norm of build/refs.py NORMS")
+
+
+def root_prefix(page: str) -> str:
+    """The relative way back to the site root from ``page``: "" at the root, "../" from
+    ``ley-trafico/art76.html``."""
+    return "../" * page.count("/")
+
+
 def environment(site_src: Path) -> Environment:
     env = Environment(
         loader=FileSystemLoader(str(Path(site_src) / "templates")),
@@ -65,6 +85,7 @@ def environment(site_src: Path) -> Environment:
     )
     env.filters["anchor"] = anchor
     env.filters["fecha"] = spanish_date
+    env.filters["fecha_iso"] = spanish_iso_date
     env.filters["deeplinks_script"] = deeplinks_script
     env.filters["human_label"] = human_label
     env.filters["first_passage"] = first_passage
@@ -120,37 +141,63 @@ START_HERE = (
 def _common(reg: Regulation, nav: tuple[tuple[str, str], ...], base_url: str,
             images: dict[str, str] | None = None) -> dict:
     return {"reg": reg, "source": reg.source, "as_of": reg.as_of, "base_url": base_url,
-            "local_images": images or {},
+            "local_images": images or {}, "norm": norm_of(reg),
             "site_links": [{"href": h, "text": t} for h, t in nav],
             "units_by_ref": {u.ref: u for u in reg.units}}
+
+
+def norm_links(others: list[Regulation]) -> list[dict]:
+    """The home page's links to the other norms' front pages."""
+    return [{"href": f"{norm_of(r).folder}/index.html", "title": norm_of(r).title,
+             "boe_id": r.source.norm_id, "consolidated": r.source.consolidated} for r in others]
 
 
 def render(reg: Regulation, site_src: Path, out_dir: Path,
            nav: tuple[tuple[str, str], ...] = NAV,
            change_links: dict[str, dict[str, str]] | None = None,
-           base_url: str = "", images: dict[str, str] | None = None) -> list[Path]:
+           base_url: str = "", images: dict[str, str] | None = None,
+           others: list[Regulation] | None = None) -> list[Path]:
     """Write the regulation's pages for ``reg`` into ``out_dir`` (a staging directory).
 
     ``change_links``: {unit ref: {"<norm id> <ISO date>": anchor on cambios.html}} for the
     history section's "qué cambió" links (the diffs themselves live on cambios.html so a
     unit page holds each wording's words once, as the gate requires). ``base_url`` (absolute,
     ending in /) adds canonical and OpenGraph URLs; "" keeps every URL relative. ``images``:
-    {BOE image URL: path in the site} of the images fetched into corpus/images (corpus/images.py)."""
+    {BOE image URL: path in the site} of the images fetched into corpus/images (corpus/images.py).
+    ``others``: the other norms, linked from the home page (their pages: :func:`render_norm`)."""
     env = environment(site_src)
     common = dict(_common(reg, nav, base_url, images), change_links=change_links or {})
     start = [{"href": h, "title": t, "text": x} for h, t, x in START_HERE]
-    written = [_write(env, out_dir, "index.html", "index.html", dict(common, start_here=start))]
-    shown = reg.units
-    for i, unit in enumerate(shown):
-        ctx = dict(common, unit=unit, prev=shown[i - 1] if i > 0 else None,
-                   next=shown[i + 1] if i + 1 < len(shown) else None)
-        written.append(_write(env, out_dir, unit.page, "unit.html", ctx))
+    written = [_write(env, out_dir, "index.html", "index.html",
+                      dict(common, start_here=start, other_norms=norm_links(others or [])))]
+    written += _unit_pages(env, out_dir, reg, common)
     status_units = [u for u in reg.units if u.status in (REPEALED, SUPPRESSED)]
     written.append(_write(env, out_dir, "vigencia.html", "vigencia.html",
                           dict(common, repealed=status_units, inactive=reg.inactive,
                                in_force_by_label={u.label: u for u in reg.units
                                                   if u.status == IN_FORCE})))
     _copy_static(Path(site_src) / "static", out_dir / "static")
+    return written
+
+
+def render_norm(reg: Regulation, site_src: Path, out_dir: Path,
+                nav: tuple[tuple[str, str], ...] = NAV, base_url: str = "",
+                images: dict[str, str] | None = None) -> list[Path]:
+    """Write another norm's pages into its folder (build/refs.py NORMS): its front page and
+    index (``ley-trafico/index.html``) and a page per unit."""
+    env = environment(site_src)
+    common = dict(_common(reg, nav, base_url, images), change_links={})
+    front = f"{norm_of(reg).folder}/index.html"
+    return [_write(env, out_dir, front, "norm_index.html", common)] + \
+        _unit_pages(env, out_dir, reg, common)
+
+
+def _unit_pages(env: Environment, out_dir: Path, reg: Regulation, common: dict) -> list[Path]:
+    shown, written = reg.units, []
+    for i, unit in enumerate(shown):
+        ctx = dict(common, unit=unit, prev=shown[i - 1] if i > 0 else None,
+                   next=shown[i + 1] if i + 1 < len(shown) else None)
+        written.append(_write(env, out_dir, unit.page, "unit.html", ctx))
     return written
 
 
@@ -165,7 +212,8 @@ def render_pages(reg: Regulation, site_src: Path, out_dir: Path, pages: list[Ext
 
 
 def _write(env: Environment, out_dir: Path, filename: str, template: str, ctx: dict) -> Path:
-    html = env.get_template(template).render(**ctx, page_name=filename)
+    html = env.get_template(template).render(**ctx, page_name=filename,
+                                             root=root_prefix(filename))
     path = out_dir / filename
     write_staged(path, html)
     return path

@@ -15,10 +15,13 @@ from pathlib import Path
 
 from citavial.build.errors import BuildError
 from citavial.build.models import ALLOWLIST_SCHEMA, AllowlistEntry
+from citavial.build.refs import NORMS
 
 SCHEMA = ALLOWLIST_SCHEMA
 _FIELDS = tuple(f.name for f in fields(AllowlistEntry))
 DIRECTIVES = frozenset({"exact", "range", "context", "anchor"})
+# A page sits at the site root (the Reglamento) or in one norm's folder (ley-trafico/…).
+FOLDERS = frozenset(n.folder for n in NORMS.values())
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,10 @@ def _entry(path: Path, i: int, item: object, fix: str) -> AllowlistEntry:
     if entry.directive not in DIRECTIVES:
         raise BuildError(f"{where}.directive", f"is {entry.directive!r}, expected one of "
                          f"{sorted(DIRECTIVES)}", fix)
+    if entry.norm not in NORMS or not entry.ref.startswith(entry.norm + "#") \
+            or entry.boe_id != NORMS[entry.norm].boe_id:
+        raise BuildError(f"{where}.norm", f"{entry.norm!r} / {entry.boe_id!r} does not match "
+                         f"the ref {entry.ref!r} (norms: {', '.join(sorted(NORMS))})", fix)
     if not entry.source_url.startswith("https://www.boe.es/"):
         raise BuildError(f"{where}.source_url", f"{entry.source_url!r} is not a BOE address", fix)
     return entry
@@ -98,8 +105,9 @@ def _check_url(where: str, entry: AllowlistEntry, fix: str) -> None:
     """A deep link must be ``<page>#<anchor>`` optionally followed by a text directive."""
     url = entry.url
     head = f"{entry.page}#{entry.anchor}"
-    ok = (url == head or url.startswith(head + ":~:text=")) and "/" not in entry.page \
-        and ":" not in entry.page and not any(c.isspace() for c in url)
+    folder, _, name = entry.page.rpartition("/")
+    ok = (url == head or url.startswith(head + ":~:text=")) and "/" not in name \
+        and folder in FOLDERS and ":" not in entry.page and not any(c.isspace() for c in url)
     if not ok:
         raise BuildError(where, f"{url!r} is not '{head}' or '{head}:~:text=…' on the site",
                          fix)

@@ -26,8 +26,8 @@ from mcp.server.mcpserver.resources import FunctionResource
 from mcp_types import ToolAnnotations
 
 from citavial.build.errors import BuildError
-from citavial.build.models import AllowlistEntry
-from citavial.build.refs import canonical, fragment, human_label
+from citavial.build.models import NORM, AllowlistEntry
+from citavial.build.refs import NORMS, Ref, fragment, human_label
 from citavial.worker.answer.dist_gate import DistGate
 
 MAX_K = 20
@@ -49,9 +49,11 @@ class Passages:
         self.base_url = base_url
 
     def record(self, e: AllowlistEntry, url: str | None = None) -> dict[str, Any]:
-        return {"ref": fragment(e.ref), "label": e.label, "text": e.text,
-                "url": self.base_url + (url or e.url), "as_of": e.as_of,
-                "source": e.source_url, "license": e.source_license}
+        # the Reglamento's refs as bare fragments (as before), another norm's whole
+        return {"ref": e.ref.partition("#")[2] if e.norm == NORM else e.ref, "label": e.label,
+                "text": e.text, "url": self.base_url + (url or e.url), "as_of": e.as_of,
+                "source": e.source_url, "license": e.source_license, "norm": e.norm,
+                "boe_id": e.boe_id, "consolidated": e.consolidated}
 
     def entry(self, ref: str) -> AllowlistEntry:
         text = _text("ref", ref, 200)
@@ -138,10 +140,16 @@ def create_server(dist: Path, base_url: str = "") -> MCPServer:
         words (refused unless they are a literal quote of the passage)."""
         return p.deep_link(ref, text)
 
-    for page in sorted({e.page for e in p.gate.allowlist.entries.values()}):
-        name = page.removesuffix(".html").replace("-", ".")
+    units = {e.page: Ref.parse(e.ref).unit for e in p.gate.allowlist.entries.values()}
+    for page in sorted(units):
+        # the Reglamento's units as before (citavial://art48); another norm's in its folder
+        # (citavial://ley-trafico/art76)
+        folder = page.rpartition("/")[0]
+        name = (folder + "/" if folder else "") + units[page].fragment
+        title = human_label(str(units[page])) + (f" ({NORMS[units[page].norm].title})"
+                                                 if folder else "")
         server.add_resource(FunctionResource(
-            uri=f"citavial://{name}", name=name, title=human_label(canonical(name)),
+            uri=f"citavial://{name}", name=name, title=title,
             mime_type="application/json",
             description=f"Every passage in force of {name}, with its link",
             fn=lambda page=page: p.unit(page)))
