@@ -150,4 +150,4 @@ def test_gate_counts_come_from_the_verdicts():
     checks = [QuoteCheck(cit, ""), QuoteCheck(cit, "not found", code=Reason.NOT_FOUND),
               QuoteCheck(cit, "")]
     counts = gate_counts(checks, [])
-    assert counts == {"checked": 3, "failed": 1, "passages": 0, "directives": {}}
+    assert counts == {"checked": 3, "failed": 1, "passages": 0, "directives": {}, "norms": {}}
