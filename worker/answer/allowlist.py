@@ -12,6 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass, fields
 from pathlib import Path
+from urllib.parse import unquote
 
 from citavial.build.errors import BuildError
 from citavial.build.models import ALLOWLIST_SCHEMA, AllowlistEntry
@@ -105,8 +106,12 @@ def _check_url(where: str, entry: AllowlistEntry, fix: str) -> None:
     """A deep link must be ``<page>#<anchor>`` optionally followed by a text directive."""
     url = entry.url
     head = f"{entry.page}#{entry.anchor}"
+    # the id part is percent-encoded where the anchor is not ASCII ("art5-ñ" → "art5-%C3%B1")
+    target, sep, directive = url.partition(":~:")
     folder, _, name = entry.page.rpartition("/")
-    ok = (url == head or url.startswith(head + ":~:text=")) and "/" not in name \
+    ok = target.startswith(entry.page + "#") and unquote(target) == head \
+        and (not sep or directive.startswith("text=")) \
+        and "/" not in name \
         and folder in FOLDERS and ":" not in entry.page and not any(c.isspace() for c in url)
     if not ok:
         raise BuildError(where, f"{url!r} is not '{head}' or '{head}:~:text=…' on the site",
