@@ -17,6 +17,7 @@ from citavial.build import paths
 from citavial.build.atomic import write_text
 from citavial.build.errors import BuildError
 from citavial.build.models import SearchResult, SignEntry
+from citavial.build.refs import NORMS, Ref
 
 GOLDEN_DIR = paths.GOLDEN
 
@@ -25,6 +26,7 @@ JSON_SCHEMA = """--json prints one object (--batch: one per line, without "text"
   {"query": str, "backend": str, "index_version": str,
    "results": [{"rank": int (1-based), "ref": "RD-1428/2003#art48.1.a",
                 "unit_ref": "RD-1428/2003#art48", "label": "Artículo 48",
+                "norm": the ref's norm prefix ("RD-1428/2003", "RDL-6/2015", …),
                 "url": deep link relative to the site root (from dist/allowlist.json),
                 "score": float (higher is better; comparable within one query only),
                 "channels": {"bm25": int, "vector": int, "hooks": int} (each channel's rank of
@@ -55,7 +57,8 @@ def result_json(result: SearchResult, with_text: bool = False) -> dict[str, Any]
     hits = []
     for h in result.hits:
         hit = {"rank": h.rank, "ref": h.ref, "unit_ref": h.unit_ref, "url": h.url,
-               "score": h.score, "label": h.label, "channels": dict(h.channels)}
+               "score": h.score, "label": h.label, "channels": dict(h.channels),
+               "norm": Ref.parse(h.ref).norm}
         if with_text:
             hit["text"] = h.text
         hits.append(hit)
@@ -87,8 +90,9 @@ def _print_human(result: SearchResult, out: TextIO) -> None:
           file=out)
     for h in result.hits:
         text = h.text if len(h.text) <= 160 else h.text[:157].rsplit(" ", 1)[0] + "…"
-        print(f"{h.rank:>2}. {h.label} — {h.ref}  ({h.score:.4f})\n    {h.url}\n    {text}",
-              file=out)
+        norm = NORMS[Ref.parse(h.ref).norm].title
+        print(f"{h.rank:>2}. {h.label} ({norm}) — {h.ref}  ({h.score:.4f})\n    {h.url}\n"
+              f"    {text}", file=out)
 
 
 def _cmd_search(args: argparse.Namespace) -> int:

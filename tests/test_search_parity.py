@@ -12,6 +12,7 @@ import pytest
 from support import ROOT
 
 from citavial.build.golden import load_golden
+from citavial.build.index.query.lexical import ref_key
 from citavial.build.index.query.retriever import load_retriever
 from citavial.build.web.assets import asset
 
@@ -51,7 +52,7 @@ def test_static_page_ranks_like_the_cli_on_every_golden_question(built_site, nod
     differ = []
     for q, got in zip(questions, js, strict=True):
         result = retriever.search(q, k=10)
-        want = {"refs": [h.ref.split("#", 1)[1] for h in result.hits],
+        want = {"refs": [ref_key(h.ref) for h in result.hits],
                 "signs": [[g.sign.code, g.how] for g in result.signs]}
         if got != want:
             differ.append((q, want["refs"][:3], got["refs"][:3], want["signs"], got["signs"]))

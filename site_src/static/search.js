@@ -65,10 +65,12 @@
     this.forms = new Map(Object.entries(data.forms));
     this.stemId = new Map();
     for (var i = 0; i < data.stems.length; i++) this.stemId.set(data.stems[i], i);
-    /* the tie-break: each passage's position in sorted ref order */
+    /* the tie-break: each passage's position in sorted (full) ref order; a Reglamento
+       passage's key is its bare fragment (lexical.ref_key), another norm's its whole ref */
     var order = data.docs.map(function (d, i) { return i; });
+    var full = function (k) { return k.indexOf("#") < 0 ? data.norm + "#" + k : k; };
     order.sort(function (a, b) {
-      var x = data.docs[a][0], y = data.docs[b][0];
+      var x = full(data.docs[a][0]), y = full(data.docs[b][0]);
       return x < y ? -1 : x > y ? 1 : 0;
     });
     this.tiebreak = new Int32Array(order.length);
@@ -306,7 +308,7 @@
     return ranked.rows.map(function (d) {
       var doc = docs[d];
       return { ref: doc[0], url: doc[1], heading: doc[2], place: doc[3], text: doc[4],
-        rows: doc[5], score: ranked.scores[d] / scale };
+        rows: doc[5], norm: doc[6] || "", score: ranked.scores[d] / scale };
     });
   };
 
@@ -354,6 +356,12 @@
     a.href = r.url;
     a.textContent = r.heading;
     li.appendChild(a);
+    if (r.norm) {
+      var norm = document.createElement("span");
+      norm.className = "hit-norm";
+      norm.textContent = " · " + r.norm;
+      li.appendChild(norm);
+    }
     if (r.place) {
       var place = document.createElement("span");
       place.className = "hit-place";

@@ -1,6 +1,6 @@
 // Runs site_src/static/search.js under node: argv[2] = dist/search-index.js, argv[3] = k.
 // Reads one question per line (JSON string) on stdin; prints one JSON object per line:
-// {"refs": [ref fragment…], "signs": [[code, how]…]}.
+// {"refs": [ref key (lexical.ref_key)…], "signs": [[code, how]…]}.
 "use strict";
 const fs = require("fs");
 const path = require("path");

@@ -182,7 +182,8 @@ def _search(state: WorkerState) -> Response:
         entry = deps.allowlist.get(h.ref)
         if entry is not None:   # only citable passages, with their allowlisted link
             hits.append({"rank": h.rank, "ref": h.ref, "label": entry.label, "url": entry.url,
-                         "text": entry.text})
+                         "text": entry.text, "norm": entry.norm, "boe_id": entry.boe_id,
+                         "consolidated": entry.consolidated})
     signs = [{"code": g.sign.code, "name": g.sign.name, "url": g.sign.url,
               "name_in_force": g.sign.name_in_force, "match": g.how}
              for g in getattr(result, "signs", ())]

@@ -39,7 +39,8 @@ from citavial.build.index import signmatch
 from citavial.build.index.bm25 import build_bm25
 from citavial.build.index.collect import groups
 from citavial.build.index.hooks import Hook
-from citavial.build.models import Passage
+from citavial.build.models import NORM, Passage
+from citavial.build.refs import Ref
 from citavial.build.text import STOP_WORDS, fold, stem
 
 SCALE = 100
@@ -139,6 +140,14 @@ def named_fragment(question: str) -> str | None:
             frag += "." + toks[2]
         return frag
     return None
+
+
+def ref_key(ref: str) -> str:
+    """A passage's key in the index docs: the Reglamento's bare fragment (``art48.1.a``: what
+    a reference-only question such as "artículo 48" names), another norm's whole ref
+    (``RDL-6/2015#art76.a``, never named by a bare number)."""
+    parsed = Ref.parse(ref)
+    return parsed.fragment if parsed.norm == NORM else str(parsed)
 
 
 def named(fragments: Sequence[str], question: str) -> list[int]:

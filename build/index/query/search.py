@@ -94,7 +94,7 @@ class Searcher:
         self.settings = Settings.from_json(manifest["settings"])
         self.refs, self.urls = p["refs"], p["urls"]
         self.ref_row = {r: i for i, r in enumerate(self.refs)}
-        self.fragments = [Ref.parse(r).fragment for r in self.refs]
+        self.fragments = [lexical.ref_key(r) for r in self.refs]
         self.labels, self.texts = p["labels"], p["texts"]
         self.tables: dict[str, list] = p.get("tables", {})
         self.units: list[str] = p["units"]
