@@ -107,7 +107,9 @@ EVENT_KEYS = {
     "done": {"answered", "mode", "outcome", "kind", "sentences", "guard", "latency_ms", "model",
              "prompt", "index_version", "backend", "allowlist", "decision"},
 }
-CITATION_KEYS = {"n", "ref", "label", "url", "quote", "source_url", "source_license", "as_of"}
+# norm, boe_id, consolidated: copied from the allowlist like every other field
+CITATION_KEYS = {"n", "ref", "label", "url", "quote", "source_url", "source_license", "as_of",
+                 "norm", "boe_id", "consolidated"}
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -125,6 +127,10 @@ def test_every_event_has_the_documented_shape(allow, name):
             first, *rest = body["citations"]
             assert set(first) == CITATION_KEYS | {"span", "span_url"}
             assert all(set(c) - {"span", "span_url"} == CITATION_KEYS for c in rest)
+            for c in body["citations"]:   # the norm fields are the allowlist's, not the model's
+                e = allow.get(c["ref"])
+                assert (c["norm"], c["boe_id"], c["consolidated"]) == \
+                    (e.norm, e.boe_id, e.consolidated)
     assert seen[0] == "sources" and seen[-1] == "done"
     done = events[-1][1]
     assert set(done["latency_ms"]) == {"sources", "first_token", "total"}

@@ -201,15 +201,17 @@ def _batch(path: Path, deps) -> int:
     return status
 
 
+NORM_FIELDS = ("norm", "boe_id", "consolidated")   # from the allowlist (cite.norm_fields)
+
 def _public(record: dict) -> dict:
     """The documented CLI record (docs/answers.md, "citavial ask --json")."""
     return {
         "answered": record["answered"], "outcome": record["outcome"], "mode": record["mode"],
         "kind": record["kind"], "text": record["text"], "answer": record["answer"],
         "message": record["message"], "norm": record["norm"],
-        "citations": [{k: c[k] for k in ("n", "ref", "label", "url", "quote", "span", "span_url")
-                       if k in c} for c in record["citations"]],
-        "passages": [{k: c[k] for k in ("n", "ref", "label", "url", "quote")}
+        "citations": [{k: c[k] for k in ("n", "ref", "label", "url", "quote", "span", "span_url",
+                                         *NORM_FIELDS) if k in c} for c in record["citations"]],
+        "passages": [{k: c[k] for k in ("n", "ref", "label", "url", "quote", *NORM_FIELDS)}
                      for c in record["passages"]],
         "retracted": len(record["retractions"]), "latencies": record["latencies"],
         "model": record["model"], "prompt": record["prompt"],

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -30,7 +30,7 @@ from citavial.build.check.claims import ClaimResult, claims_of
 from citavial.build.content.prose import Passages
 from citavial.build.errors import BuildError
 from citavial.build.gate.verify import Pages, QuoteCheck, Reason, check_quote
-from citavial.build.models import Citation
+from citavial.build.models import NORM, Citation
 from citavial.build.patterns import (
     CITATION,
     CITATION_COMMENT,
@@ -99,6 +99,8 @@ class Report:
     results: tuple[Result, ...]
     as_of: date
     claims: tuple[ClaimResult, ...] = ()   # --claims: findings on the sentences, apart
+    # {norm prefix: (BOE id, consolidation date)} of the norms checked against
+    sources: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def failed(self) -> list[Result]:
@@ -297,7 +299,8 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
         cited = [(r.found.citation.file, r.found.citation.line, r.found.col, r.found.start,
                   r.found.end, r.found.citation.ref) for r in results if r.ok]
         found_claims = claims_of(by_name, cited, Passages(reg).text)
-    return Report(tuple(files), results, as_of, found_claims), texts
+    sources = {NORM: (reg.source.norm_id, reg.source.consolidated)}
+    return Report(tuple(files), results, as_of, found_claims, sources), texts
 
 
 def fixed_text(text: str, results: list[Result], base_url: str) -> tuple[str, int]:

@@ -14,7 +14,7 @@ import re
 
 from citavial.build.check.claims import ClaimResult
 from citavial.build.check.notes import Report, Result
-from citavial.build.refs import RefError, fragment
+from citavial.build.refs import Ref, RefError, fragment
 
 SCHEMA = "citavial-check/1"
 FORMATS = ("human", "json", "github")
@@ -38,6 +38,17 @@ def _ref(result: Result) -> str:
         return fragment(ref)
     except RefError:
         return ref or "?"
+
+
+def _norm_fields(report: Report, r: Result) -> dict[str, str]:
+    """The cited norm, its BOE id and consolidation date (from the checked corpus); empty
+    strings for a ref that names no known norm."""
+    try:
+        norm = Ref.parse(r.found.citation.ref).norm
+    except RefError:
+        norm = ""
+    boe_id, consolidated = report.sources.get(norm, ("", ""))
+    return {"norm": norm if boe_id else "", "boe_id": boe_id, "consolidated": consolidated}
 
 
 def _message(r: Result) -> str:
@@ -80,6 +91,7 @@ def as_json(report: Report, fixed: dict | None = None) -> str:
             "file": r.found.citation.file, "line": r.found.citation.line, "col": r.found.col,
             "ref": _ref(r), "quote": r.found.citation.quote, "form": r.found.form,
             "ok": r.ok, "code": r.code, "reason": r.reason, "url": r.url,
+            **_norm_fields(report, r),
         } for r in report.results],
         "claims": [{"file": c.file, "line": c.line, "col": c.col, "ref": fragment(c.ref),
                     "code": c.finding.code.value, "shown": c.finding.shown,

@@ -117,13 +117,20 @@ def _apartado(ref: str) -> str:
 
 
 def source(n: int, e: AllowlistEntry) -> dict:
-    return {"n": n, "ref": e.ref, "label": e.label, "url": e.url}
+    return {"n": n, "ref": e.ref, "label": e.label, "url": e.url, **norm_fields(e)}
+
+
+def norm_fields(e: AllowlistEntry) -> dict:
+    """Which norm a passage is of, its BOE id and consolidation date: from the allowlist (the
+    build's corpus manifest), never from the model."""
+    return {"norm": e.norm, "boe_id": e.boe_id, "consolidated": e.consolidated}
 
 
 def citation(n: int, e: AllowlistEntry) -> dict:
     """A citation as clients see it: every field copied from the allowlist entry."""
     return {"n": n, "ref": e.ref, "label": e.label, "url": e.url, "quote": e.text,
-            "source_url": e.source_url, "source_license": e.source_license, "as_of": e.as_of}
+            "source_url": e.source_url, "source_license": e.source_license, "as_of": e.as_of,
+            **norm_fields(e)}
 
 
 def cited_entries(span: Span, entries: Sequence[AllowlistEntry],
