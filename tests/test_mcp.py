@@ -97,7 +97,9 @@ def session(dist, tmp_path_factory):
 @pytest.fixture(scope="module")
 def allowlist(dist):
     doc = json.loads((dist / "allowlist.json").read_text(encoding="utf-8"))
-    return {e["ref"].partition("#")[2]: e for e in doc["entries"]}
+    # keyed as MCP writes refs: the Reglamento's bare fragment, another norm's whole ref
+    return {e["ref"].partition("#")[2] if e["norm"] == "RD-1428/2003" else e["ref"]: e
+            for e in doc["entries"]}
 
 
 def _passage_ok(p: dict, allowlist: dict) -> None:
@@ -170,6 +172,7 @@ def test_server_survives_bad_calls(session):
 def test_unit_resources(session, allowlist):
     uris = {str(r.uri) for r in session["resources"]}
     assert "citavial://art48" in uris and "citavial://anexoI.5" in uris
+    assert "citavial://ley-trafico/anexoII" in uris   # another norm's units, in its folder
     assert len(uris) == len({e["page"] for e in allowlist.values()})
     doc = json.loads(session["art48"].contents[0].text)
     assert doc["unit"] == "art48" and [p["ref"] for p in doc["passages"]][:2] == ["art48.1",

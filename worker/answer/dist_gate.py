@@ -26,7 +26,7 @@ from citavial.build.models import (
     Source,
     Unit,
 )
-from citavial.build.refs import RefError, canonical, human_label, parse_ref
+from citavial.build.refs import Ref, RefError, human_label, parse_ref
 from citavial.build.renames import load_renames
 from citavial.worker.answer.allowlist import Allowlist, load_allowlist
 
@@ -42,9 +42,10 @@ class Verdict:
     url: str
 
 
-def _unit_ref(page: str) -> str:
-    """``anexoI-5.html`` → ``RD-1428/2003#anexoI.5`` (anchors write "." as "-")."""
-    return canonical(page.removesuffix(".html").replace("-", "."))
+def _unit_ref(entries: list[AllowlistEntry]) -> str:
+    """The unit of a page's passages: ``anexoI.5.p37`` → ``RD-1428/2003#anexoI.5``; a page of
+    another norm (``ley-trafico/art76.html``) the same way (``RDL-6/2015#art76``)."""
+    return str(Ref.parse(entries[0].ref).unit)
 
 
 def regulation_from_allowlist(allow: Allowlist) -> Regulation:
@@ -54,8 +55,9 @@ def regulation_from_allowlist(allow: Allowlist) -> Regulation:
         by_page.setdefault(e.page, []).append(e)
     first = next(iter(allow.entries.values()))
     units = tuple(
-        Unit(ref=_unit_ref(page), kind="", space="", label=human_label(_unit_ref(page)), title="",
-             block_id=entries[0].source_url.rpartition("#")[2], status=IN_FORCE, page=page,
+        Unit(ref=_unit_ref(entries), kind="", space="", label=human_label(_unit_ref(entries)),
+             title="", block_id=entries[0].source_url.partition("#")[2], status=IN_FORCE,
+             page=page,
              version=None, versions=(), notes=(), history=(), path=(),
              blocks=tuple(Block(kind="paragraph", text=e.text, source_class="", ref=e.ref)
                           for e in entries))
