@@ -63,7 +63,7 @@ def test_local_links_resolve_from_the_folder(built_site, norm):
     of the norm's pages names a file the build wrote."""
     missing = []
     for path in sorted((built_site / NORMS[norm].folder).glob("*.html")):
-        for el, attr, url, _ in lhtml.fromstring(path.read_bytes()).iterlinks():
+        for _el, attr, url, _ in lhtml.fromstring(path.read_bytes()).iterlinks():
             target = local_target(path, built_site, url) if attr in ("href", "src") else None
             if target is not None and not (built_site / target).is_file():
                 missing.append(f"{path.name}: {url}")
