@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections import Counter
 from pathlib import Path
@@ -24,14 +23,10 @@ BANK = ROOT.parent / "shared" / "eval" / "dgt-bank.jsonl"
 LABELS = ROOT / "golden" / "dgt-labels" / "agreed.jsonl"
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 0.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = p + z * z / (2 * n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (round((c - h) / d, 3), round((c + h) / d, 3))
+def wilson(k: int, n: int) -> tuple[float, float]:
+    from citavial.worker.eval.exam import wilson as score  # the exam report's interval
+    ci = score(k, n)
+    return (0.0, 0.0) if ci is None else (round(ci[0], 3), round(ci[1], 3))
 
 
 def main(argv: list[str] | None = None) -> int:
