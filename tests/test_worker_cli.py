@@ -66,8 +66,11 @@ def test_ask_json(scripted, capsys):
     assert (out["answered"], out["outcome"], out["mode"]) == (True, "answer", "extractive")
     assert out["text"].startswith("Queda prohibido conducir utilizando")
     c = out["citations"][0]
-    assert set(c) == {"n", "ref", "label", "url", "quote", "span", "span_url"}
-    assert c["quote"] == scripted.get(REFS[0]).text and c["url"] == scripted.get(REFS[0]).url
+    assert set(c) == {"n", "ref", "label", "url", "quote", "span", "span_url", "norm", "boe_id",
+                      "consolidated"}
+    entry = scripted.get(REFS[0])
+    assert c["quote"] == entry.text and c["url"] == entry.url
+    assert (c["norm"], c["boe_id"]) == ("RD-1428/2003", entry.boe_id)   # from the allowlist
     assert c["span"] in c["quote"]
 
 
