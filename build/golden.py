@@ -11,6 +11,13 @@ The rule was written down before any figure on the new questions was seen, and i
 that tunes reads ``load_golden(..., split="dev")`` and nothing else (tests/test_golden.py proves the
 tuning output does not change when the test questions are removed).
 
+A negative of reason ``other_law`` written when only the Reglamento was covered may name, in its
+note, a norm the site now covers (the Ley sobre Tráfico, the Reglamento General de Vehículos or de
+Conductores): ``covered_by`` lists those norms, read from the note by their BOE short id or title.
+Such a question is no longer a negative (its answer may be in that norm) but it has no labelled
+passage either: the evaluations leave it out of both counts and report whether an answer to it
+cites the named norm.
+
 Golden files are append-only, so a question written against a ref that was later renamed keeps
 its old ref on disk; ``load_golden`` maps it to the current ref (``citavial.build.renames``).
 """
@@ -24,6 +31,8 @@ from pathlib import Path
 
 from citavial.build import paths
 from citavial.build.errors import BuildError
+from citavial.build.models import NORM
+from citavial.build.refs import NORMS
 from citavial.build.renames import Renames, load_renames
 from citavial.build.text import iter_jsonl
 
@@ -31,6 +40,8 @@ LAST_V1_ID = 381
 SPLITS = ("dev", "test")
 STYLES = ("plain", "stem", "situational", "options", "yesno")
 _ID = re.compile(r"g(\d{4,})")
+# How golden notes name a covered norm besides its title and short id ("RD 818/2009").
+_ALIASES = {"RDL-6/2015": ("Ley de Tráfico",)}
 
 
 def split_of(qid: str) -> str:
@@ -56,9 +67,23 @@ class Question:
     answer: str = ""           # the reference answer (new questions only)
     negative: str = ""         # why a negative is one: other_law | out_of_domain | not_in_regulation
     split: str = "dev"
+    covered_by: tuple[str, ...] = ()   # other_law negatives: covered norms the note names
 
     def __repr__(self) -> str:
         return f"Question({self.id}, {self.split}, {self.question[:30]!r})"
+
+    @property
+    def scored(self) -> bool:
+        """Whether the question counts as a positive or a negative (see the module docstring)."""
+        return not self.covered_by
+
+
+def covered_by(note: str) -> tuple[str, ...]:
+    """The covered norms (other than the Reglamento) a negative's note names, in NORMS order."""
+    folded = note.casefold()
+    return tuple(prefix for prefix, norm in NORMS.items() if prefix != NORM and any(
+        name.casefold() in folded
+        for name in (norm.title, prefix.replace("-", " "), *_ALIASES.get(prefix, ()))))
 
 
 def load_golden(path: Path, split: str | None = None,
@@ -72,9 +97,11 @@ def load_golden(path: Path, split: str | None = None,
     for lineno, o in iter_jsonl(Path(path)):
         try:
             expected = tuple(renames.current(r) for r in o["expected"])
+            negative = o.get("negative", "")
             q = Question(o["id"], o["question"], expected, o["topic"], o["kind"],
-                         o.get("style", "plain"), o.get("answer", ""), o.get("negative", ""),
-                         split_of(o["id"]))
+                         o.get("style", "plain"), o.get("answer", ""), negative,
+                         split_of(o["id"]), covered_by(o.get("note", ""))
+                         if negative == "other_law" else ())
         except (KeyError, TypeError, AttributeError) as err:
             raise BuildError(f"{path}:{lineno}", f"is not a golden question ({err!r})",
                              "run golden/validate.py on the file") from None

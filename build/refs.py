@@ -51,22 +51,26 @@ class RefError(ValueError):
 
 @dataclass(frozen=True)
 class Norm:
-    """A norm whose passages can be cited: its ref prefix, BOE id, short name, and the folder
-    of its pages ("" for the Reglamento, whose pages sit at the site root since the first
-    published link)."""
+    """A norm whose passages can be cited: its ref prefix, BOE id, title, and the folder of its
+    pages ("" for the Reglamento, whose pages sit at the site root since the first published
+    link); ``short`` opens the label of each of its passages ("Ley de Tráfico, art. 65.4"), ""
+    for the Reglamento, whose labels are unchanged since the first answer was cited."""
 
     prefix: str
     boe_id: str
     title: str
     folder: str
+    short: str = ""
 
 
 NORMS: dict[str, Norm] = {n.prefix: n for n in (
     Norm(NORM, "BOE-A-2003-23514", "Reglamento General de Circulación", ""),
     Norm("RDL-6/2015", "BOE-A-2015-11722", "Ley sobre Tráfico, Circulación de Vehículos a Motor "
-         "y Seguridad Vial", "ley-trafico"),
-    Norm("RD-818/2009", "BOE-A-2009-9481", "Reglamento General de Conductores", "conductores"),
-    Norm("RD-2822/1998", "BOE-A-1999-1826", "Reglamento General de Vehículos", "vehiculos"),
+         "y Seguridad Vial", "ley-trafico", "Ley de Tráfico"),
+    Norm("RD-818/2009", "BOE-A-2009-9481", "Reglamento General de Conductores", "conductores",
+         "Reglamento de Conductores"),
+    Norm("RD-2822/1998", "BOE-A-1999-1826", "Reglamento General de Vehículos", "vehiculos",
+         "Reglamento de Vehículos"),
 )}
 
 # Document order of a fragment's parts. A part is a head (``art14bis``, ``da1``, ``anexoII``,
@@ -314,9 +318,16 @@ _DISPOSITION_NAMES = {"da": "disp. adicional", "dt": "disp. transitoria",
 
 
 def human_label(ref: str) -> str:
-    """A short Spanish label for a chip: ``art48.1.a.1o`` → "art. 48.1.a) 1.º"; any norm's
-    ref (``RDL-6/2015#anexoII.r10`` → "anexo II, fila 10")."""
-    parts = list(Ref.parse(ref).parts)
+    """A short Spanish label for a chip: ``art48.1.a.1o`` → "art. 48.1.a) 1.º"; another
+    norm's ref opens with its short name (``RDL-6/2015#anexoII.r10`` → "Ley de Tráfico,
+    anexo II, fila 10")."""
+    parsed = Ref.parse(ref)
+    short = NORMS[parsed.norm].short
+    return f"{short}, {_label(parsed)}" if short else _label(parsed)
+
+
+def _label(parsed: "Ref") -> str:
+    parts = list(parsed.parts)
     prefix = ""
     if parts[0] == "rd":
         prefix, parts = "RD, ", parts[1:]

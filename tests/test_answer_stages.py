@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from citavial.build.models import AllowlistEntry
-from citavial.build.text import fold
 from citavial.worker import patterns as P
 from citavial.worker.answer import decide as D
 from citavial.worker.answer.abstain import GateModel
@@ -87,44 +86,6 @@ def test_clause_break(text, parts):
 ], ids=["number-units", "thousands", "rule-words", "exception-words", "speed-figures"])
 def test_emphasis_patterns(pattern, text, found):
     assert [m.group(0) for m in pattern.finditer(text)] == found
-
-
-@pytest.mark.parametrize("pattern,text", [
-    (P.OTHER_POINTS, "¿cuantos puntos pierdo por no llevar el cinturon?"),
-    (P.OTHER_FINES, "¿de cuanto es la multa por aparcar mal?"),
-    (P.OTHER_FINES, "¿cuanto me multan por ir a 150 en autopista?"),
-    (P.OTHER_LICENCE, "¿a que edad puedo sacarme el carne de moto? edad minima para conducir"),
-    (P.OTHER_VEHICLES, "¿cada cuanto hay que pasar la itv?"),
-    (P.OTHER_INSURANCE, "¿es obligatorio el seguro obligatorio del remolque?"),
-    (P.OTHER_PENAL, "¿es delito conducir sin permiso?"),
-    (P.OTHER_LICENCE, "Con el carnet B, ¿puedo enganchar un remolque de más de 750 kg?"),
-    (P.OTHER_LICENCE, "¿Qué permiso necesita para llevar un turismo con remolque?"),
-    (P.OTHER_LICENCE, "¿Necesito un permiso especial para conducir un tractor?"),
-    (P.OTHER_LICENCE, "¿Con qué edad se puede sacar la licencia de ciclomotor?"),
-    (P.OTHER_VEHICLES, "Tras vender su coche, ¿en qué plazo debe comunicarlo?"),
-    (P.OTHER_VEHICLES, "¿Qué requisitos tiene un coche para ser considerado histórico?"),
-    (P.OTHER_INSURANCE, "¿Tengo que tener seguro aunque el coche esté aparcado?"),
-    (P.OTHER_INSURANCE, "¿Es obligatorio un seguro de responsabilidad civil en bici?"),
-], ids=["points", "fines", "how-much-fined", "licence", "itv", "insurance", "penal", "carnet", "which-licence",
-        "licence-for", "moped-licence", "selling", "historic", "having-insurance", "civil-liability"])
-def test_other_norm_patterns(pattern, text):
-    assert pattern.search(fold(text))
-
-
-@pytest.mark.parametrize("text", [
-    "¿Tiene que ir iluminada la matrícula de noche?",            # art. 100.3, the plate's light
-    "¿Un niño puede ir sin silla homologada en un taxi?",        # art. 117: approved seats
-    "¿Es obligatorio el casco homologado en ciclomotor?",         # art. 118
-    "Si no estoy seguro de que me vean, ¿puedo avisar con el claxon?",
-    "¿Puedo conducir con auriculares?",
-    "Soy adulto, ¿me pueden multar por ir en bici por la acera?",  # art. 121: is it allowed?
-    "Tengo licencia de ciclomotor hace años, ¿qué tasa de alcohol tengo?",  # art. 20
-], ids=["plate-light", "approved-seat", "approved-helmet", "sure-of", "headphones",
-        "can-i-be-fined", "holding-a-licence"])
-def test_other_norm_patterns_leave_this_regulations_questions(text):
-    assert not any(p.search(fold(text)) for p in (P.OTHER_POINTS, P.OTHER_FINES, P.OTHER_LICENCE,
-                                                  P.OTHER_VEHICLES, P.OTHER_INSURANCE,
-                                                  P.OTHER_PENAL))
 
 
 # --- reading a question -------------------------------------------------------------------------
@@ -284,22 +245,20 @@ GATE = GateModel(features=("lexical_top", "span_score", "other_norm"), mean=(0.0
 TH = D.Thresholds(answer=1.0, not_regulated=-1.0)
 
 
-@pytest.mark.parametrize("question,evidence,span,outcome,norm", [
-    ("¿Se puede adelantar en una curva?", 2.0, 0.8, D.ANSWER, None),
-    ("¿Cuántos puntos pierdo por no llevar el cinturón?", 2.0, 0.8, D.NOT_REGULATED, D.LSV),
-    ("¿Qué dice de los patinetes?", 0.2, 0.1, D.UNSURE, None),
-    ("¿Cómo se hace una tortilla?", -3.0, 0.0, D.NOT_REGULATED, None),
-    ("¿Cada cuánto se pasa la ITV?", 1.0, 0.9, D.NOT_REGULATED, D.RGV),
-], ids=["answer", "points-other-law", "unsure", "out-of-domain", "itv-other-law"])
-def test_three_outcomes(question, evidence, span, outcome, norm):
-    d = D.decide(question, {"lexical_top": evidence}, 3, span, GATE, TH)
+@pytest.mark.parametrize("norm,evidence,span,outcome", [
+    ("RD-1428/2003", 2.0, 0.8, D.ANSWER),
+    ("RDL-6/2015", 3.0, 0.8, D.ANSWER),     # the Ley's passage answers when the evidence is strong
+    ("RDL-6/2015", 2.0, 0.8, D.UNSURE),     # …and weighs less than the Reglamento's otherwise
+    ("RD-1428/2003", 0.2, 0.1, D.UNSURE),
+    ("RD-2822/1998", -3.0, 0.0, D.NOT_REGULATED),
+], ids=["answer", "other-norm-answer", "other-norm-unsure", "unsure", "out-of-domain"])
+def test_three_outcomes(norm, evidence, span, outcome):
+    d = D.decide(norm, {"lexical_top": evidence}, 3, span, GATE, TH)
     assert (d.outcome, d.norm) == (outcome, norm)
     if outcome != D.ANSWER:
         assert d.message and "_" not in d.message   # Spanish words, never a reason code
-    if norm is not None:
-        assert norm.url.startswith("https://www.boe.es/") and norm.name in d.message
 
 
 def test_nothing_retrieved_is_not_regulated():
-    d = D.decide("¿Qué tal?", {}, 0, None, GATE, TH)
+    d = D.decide(None, {}, 0, None, GATE, TH)
     assert d.outcome == D.NOT_REGULATED

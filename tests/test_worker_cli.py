@@ -61,7 +61,7 @@ def test_ask_json(scripted, capsys):
     assert run(["ask", "¿Puedo conducir con auriculares?", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"answered", "outcome", "mode", "kind", "text", "answer", "message",
-                        "norm", "citations", "passages", "retracted", "latencies", "model",
+                        "citations", "passages", "retracted", "latencies", "model",
                         "prompt", "index_version"}
     assert (out["answered"], out["outcome"], out["mode"]) == (True, "answer", "extractive")
     assert out["text"].startswith("Queda prohibido conducir utilizando")

@@ -31,7 +31,7 @@ from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "worker_sse"
 REFS = ["RD-1428/2003#art18.2", "RD-1428/2003#art48.1.a", "RD-1428/2003#art50.1"]
 GATE = Calibration(gate=GateModel(("overlap_top",), (0.0,), (1.0,), (1.0,), 0.0, 0.5),
-                   support_threshold=0.6, calibrated=True, index_version="fixed-1")
+                   support_threshold=0.6, calibrated=True, index_version="fixed-1", floor=0.0)
 
 SCENARIOS = {
     # name: (prompt file, model pieces or None, evidence, question, model lead on)
@@ -53,7 +53,7 @@ SCENARIOS = {
         " Queda", " prohibido", " conducir", " utilizando", " auriculares", "."], 1.0,
         "¿Se puede conducir con auriculares?", True),
     "unsure": ("answer-chat.md", ["never"], 0.1, "¿Cómo se hace una paella?", True),
-    "not-regulated": ("answer-chat.md", ["never"], 0.1, "¿Cuántos puntos tiene un novel?", True),
+    "not-regulated": ("answer-chat.md", ["never"], -1.0, "¿Cómo se hace una tortilla?", True),
     "guard-cut": ("answer-chat.md", ["Según ", "[enlace](http://x.es)", " y más"], 1.0,
                   "¿Auriculares?", True),
 }
@@ -103,7 +103,7 @@ EVENT_KEYS = {
     "token": None,   # {"s", "text"} or {"s", "cite"}
     "retract": {"s", "reason", "support", "cites", "missing_numbers"},
     "citations": {"extractive", "label", "citations"},
-    "abstain": {"outcome", "message", "norm", "passages", "decision"},
+    "abstain": {"outcome", "message", "passages", "decision"},
     "done": {"answered", "mode", "outcome", "kind", "sentences", "guard", "latency_ms", "model",
              "prompt", "index_version", "backend", "allowlist", "decision"},
 }

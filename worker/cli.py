@@ -208,7 +208,7 @@ def _public(record: dict) -> dict:
     return {
         "answered": record["answered"], "outcome": record["outcome"], "mode": record["mode"],
         "kind": record["kind"], "text": record["text"], "answer": record["answer"],
-        "message": record["message"], "norm": record["norm"],
+        "message": record["message"],
         "citations": [{k: c[k] for k in ("n", "ref", "label", "url", "quote", "span", "span_url",
                                          *NORM_FIELDS) if k in c} for c in record["citations"]],
         "passages": [{k: c[k] for k in ("n", "ref", "label", "url", "quote", *NORM_FIELDS)}
@@ -222,8 +222,6 @@ def _public(record: dict) -> dict:
 def _print_human(record: dict) -> None:
     if not record["answered"]:
         print(record["message"])
-        if record["norm"]:
-            print(f"  {record['norm']['url']}")
         for c in record["passages"]:
             print(f"\n[{c['n']}] {c['label']} — {c['url']}\n    «{c['quote']}»")
         return

@@ -2,8 +2,8 @@
  * regulation's own words that settle the question, its key fact in bold, a chip linking to
  * exactly those words — then "Fuentes" (collapsed). Vanilla JS, no dependencies. Everything
  * shown comes from the worker's events and is inserted as text (never as HTML); links are built
- * only from allowlisted citation URLs (or, for "not regulated here", the named norm's BOE page;
- * for a question about a sign, the build's link to it on the signs page) and open in a new tab.
+ * only from allowlisted citation URLs (for a question about a sign, the build's link to it on
+ * the signs page) and open in a new tab.
  * The conversation is kept in sessionStorage, so it survives following a link (the panel stays
  * closed until asked for). Without a worker the site works as before and the widget offers the
  * static search.
@@ -352,11 +352,6 @@
 
   function abstain(st, d) {
     st.item.appendChild(el("p", "cv-abstain", d.message));
-    if (d.norm) {
-      var a = out(el("a", "cv-norm", "Consultar " + d.norm.name + " en el BOE"));
-      a.href = d.norm.url;
-      st.item.appendChild(a);
-    }
     if (d.passages && d.passages.length) sources(st, d.passages, true, "Pasajes que más se acercan");
   }
 

@@ -98,6 +98,11 @@ def main() -> int:
         for key in ("false_abstention", "false_answer", "first_citation_article",
                     "apartado_among_citations", "covers_reference"):
             print(_fmt(key, s[key]))
+        o = s["other_norm"]   # negatives whose note names a norm now covered (golden.py)
+        print(f"  named another covered norm: {o['n']} questions, answered "
+              f"{o['answered']['rate']} (n={o['answered']['n']}), first citation in that norm "
+              f"{o['first_citation_in_named_norm']['rate']} "
+              f"(n={o['first_citation_in_named_norm']['n']})")
         print(f"  shown text median {s['shown_chars_median']} chars; invented refs "
               f"{s['invented_refs']}; literal quotes {s['literal']}; time to answer words "
               f"p50 {s['latency_ms']['p50']} ms p95 {s['latency_ms']['p95']} ms "

@@ -1,7 +1,7 @@
 """Answer one question: the single path behind POST /api/ask, `citavial ask` and the benchmarks.
 
     read the question (question.py) → retrieve → pick the words that answer (span.py)
-    → decide: answer / unsure / not regulated (decide.py) → which option, if pasted (options.py)
+    → decide: answer / unsure / not regulated by any norm covered (decide.py) → which option, if pasted (options.py)
     → [a one-line lead by the model (generate.py), off by default] → cite (cite.py: allowlist
     entries, with span links proven by the gate's matcher)
 
@@ -97,7 +97,8 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     span = (select(q, entries, reader.idf, reader.table, reader.lead_in, priors, reader.hooks,
                    reader.similarity(q.stem, entries)) if entries else None)
     cal = deps.calibration
-    decision = decide(q.stem, dict(result.evidence), len(retrieved),
+    decision = decide(retrieved[0].norm if retrieved else None, dict(result.evidence),
+                      len(retrieved),
                       None if span is None else span.score, cal.gate, cal.thresholds)
     choice = None
     if decision.outcome == ANSWER and span is not None and q.options:

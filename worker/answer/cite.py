@@ -205,9 +205,7 @@ def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reade
 
 
 def abstain_event(decision: Decision, shown: Sequence[AllowlistEntry]) -> dict:
-    norm = decision.norm
     return {"outcome": decision.outcome, "message": decision.message,
-            "norm": None if norm is None else {"name": norm.name, "url": norm.url},
             "passages": [citation(n, e) for n, e in enumerate(shown, 1)]
             if decision.outcome == UNSURE else [],
             "decision": decision.as_dict()}

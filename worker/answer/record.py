@@ -38,7 +38,7 @@ def collect(events: Iterable[tuple[str, dict]]) -> dict:
     sentences: dict[int, list] = {}
     retracted: set[int] = set()
     record: dict = {"answered": False, "outcome": None, "mode": None, "kind": None,
-                    "message": None, "norm": None, "text": "", "answer": None, "citations": [],
+                    "message": None, "text": "", "answer": None, "citations": [],
                     "passages": [], "retractions": [], "sources": [], "latencies": {},
                     "model": None, "prompt": None, "index_version": None, "guard": None,
                     "error": None, "sign": None, "events": 0}
@@ -58,7 +58,7 @@ def collect(events: Iterable[tuple[str, dict]]) -> dict:
         elif name == "sign":
             record["sign"] = data
         elif name == "abstain":
-            record.update(outcome=data["outcome"], message=data["message"], norm=data["norm"],
+            record.update(outcome=data["outcome"], message=data["message"],
                           passages=data["passages"])
         elif name == "citations":
             record["citations"] = data["citations"]

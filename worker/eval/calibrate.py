@@ -2,7 +2,9 @@
 
 Gate. For every golden question the retriever's evidence features are read; a logistic
 regression (standardised features, L2, Newton's method — numpy only) separates answerable
-(``kind == "positive"``) from unanswerable questions; the threshold on its score is the one that
+(``kind == "positive"``, and a negative whose note names a norm the site now covers when the
+search's best passage is of that norm: build/golden.py ``covered_by``; elsewhere such a question
+is left out) from unanswerable questions; the threshold on its score is the one that
 minimises the larger of the two error rates:
 
 * false abstention rate  = positives the gate refuses / positives;
@@ -154,13 +156,17 @@ def features_of(golden: Path, dist_dir: Path) -> tuple[list, np.ndarray, np.ndar
     if not dev:
         raise BuildError(str(golden), "has no dev questions", "pass golden/golden-v2.jsonl")
     uncalibrated = replace(deps, calibration=replace(deps.calibration, gate=None))
-    x, y = [], []
+    x, y, kept = [], [], []
     for q in dev:
         r = read(q.question, uncalibrated, deps.reader)
+        if not q.scored and r.decision.norm not in q.covered_by:
+            continue   # a covered norm's question (golden.py) counts only where search found it
         f = features(dict(r.result.evidence), None if r.span is None else r.span.score,
                      r.decision.norm)
         x.append([float(f.get(n, 0.0)) for n in FEATURES])
-        y.append(1.0 if q.kind == "positive" else 0.0)
+        y.append(1.0 if q.kind == "positive" or not q.scored else 0.0)
+        kept.append(q)
+    dev = tuple(kept)
     digest = hashlib.sha256("\n".join(json.dumps([q.id, q.question, q.kind], ensure_ascii=False)
                                       for q in dev).encode()).hexdigest()
     return dev, np.array(x), np.array(y), digest

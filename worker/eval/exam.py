@@ -6,7 +6,7 @@ process by the one answer path (worker/answer.py) and folded into one row (``sco
 
     named          the worker answered and named an option (the cited words state it)
     undecided      it answered with the deciding words but could not choose an option
-    not_this_norm  the Reglamento does not govern the topic (worker outcome ``not_regulated``)
+    not_this_norm  none of the four norms covered governs the topic (``not_regulated``)
     unsure         it did not find words that answer (``unsure``, or a sign without a rule)
 
 ``summarize`` turns the rows into rates with 95 % Wilson score intervals, overall and per
@@ -103,7 +103,7 @@ def score(item: ExamItem, record: dict, allowlist: Allowlist,
         "words": option.get("words"), "words_ref": option.get("ref"),
         "words_label": (e.label if (e := allowlist.get(option.get("ref") or "")) else None),
         "words_url": option.get("url"), "answer_text": (record["answer"] or {}).get("text"),
-        "norm": record["norm"]["name"] if record["norm"] else None,
+        "norm": first.get("norm") if first else None,
         "first_citation": None if first is None else {
             "ref": first["ref"], "label": first["label"], "url": first["url"],
             "quote": first["quote"], "span_url": first.get("span_url"),

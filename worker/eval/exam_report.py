@@ -17,6 +17,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from citavial.build.refs import NORMS
 from citavial.worker.answer.cite import UNDECIDED
 from citavial.worker.eval.exam_bank import ExamItem
 
@@ -26,7 +27,7 @@ SKIPPED_ES = {"needs_image": "necesitan imagen; usa --with-images",
               "refused": "el asistente no las acepta pegadas, p. ej. más de 500 caracteres"}
 SCOPE_ES = {"reglamento": "temas del Reglamento (sin scope_hint)",
             "other": "otros temas (con scope_hint)"}
-DECLINE_ES = {"not_this_norm": "Esto no lo regula el Reglamento General de Circulación.",
+DECLINE_ES = {"not_this_norm": "Esto no lo regula ninguna de las normas que recoge citavial.",
               "unsure": "No lo tengo claro; este es el pasaje que más se acerca:"}
 
 
@@ -118,10 +119,9 @@ def _question(item: ExamItem, row: dict, link) -> dict:
         said, css = UNDECIDED, "none"
     else:
         said, css = DECLINE_ES[outcome], "none"
-        if row["norm"]:
-            said = f"{said} Suele regularlo {row['norm']}."
-    intro = ("Las palabras del Reglamento que lo deciden:" if outcome == "undecided" else
-             "El pasaje del Reglamento citado:" if outcome == "named" else
+    norm = NORMS[row["norm"]].title if row["norm"] in NORMS else "la norma"
+    intro = (f"Las palabras que lo deciden ({norm}):" if outcome == "undecided" else
+             f"El pasaje citado ({norm}):" if outcome == "named" else
              "El pasaje que más se acerca (no decide la pregunta):")
     first_link = link(first["span_url"] or first["url"]) if first else ""
     return {"marked": _marked(row, first),"id": item.id, "line": item.line, "question": item.question,

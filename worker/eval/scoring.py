@@ -47,7 +47,8 @@ def score_row(q: Question, record: dict, allowlist: Allowlist) -> dict:
     aparts = {apartado_key(r, _unit(r)) for r in q.expected}
     return {
         "id": q.id, "split": q.split, "style": q.style, "kind": q.kind, "answered": answered,
-        "outcome": record["outcome"],
+        "outcome": record["outcome"], "covered_by": list(q.covered_by),
+        "first_norm": first.get("norm") if first else None,
         "first_ok": first is not None and _unit(first["ref"]) in units,
         "apartado_ok": any(apartado_key(c["ref"], _unit(c["ref"])) in aparts for c in cits),
         "covers": covers(q.answer, shown) if answered and q.answer else
@@ -76,7 +77,8 @@ def _rate(values: Sequence[bool]) -> dict:
 def summarize(rows: Iterable[dict]) -> dict:
     rows = list(rows)
     pos = [r for r in rows if r["kind"] == "positive"]
-    neg = [r for r in rows if r["kind"] == "negative"]
+    neg = [r for r in rows if r["kind"] == "negative" and not r.get("covered_by")]
+    other = [r for r in rows if r.get("covered_by")]   # build/golden.py covered_by
     answered = [r for r in pos if r["answered"]]
     with_ref = [r for r in pos if r["covers"] is not None]
     lat = sorted(r["latency_ms"] for r in rows if r["latency_ms"] is not None)
@@ -85,6 +87,10 @@ def summarize(rows: Iterable[dict]) -> dict:
         "questions": len(rows), "positives": len(pos), "negatives": len(neg),
         "false_abstention": _rate([not r["answered"] for r in pos]),
         "false_answer": _rate([r["answered"] for r in neg]),
+        "other_norm": {"n": len(other),
+                       "answered": _rate([r["answered"] for r in other]),
+                       "first_citation_in_named_norm": _rate(
+                           [r["first_norm"] in r["covered_by"] for r in other if r["answered"]])},
         "first_citation_article": _rate([r["first_ok"] for r in answered]),
         "apartado_among_citations": _rate([r["apartado_ok"] for r in answered]),
         "covers_reference": _rate([bool(r["covers"]) for r in with_ref]),

@@ -27,7 +27,7 @@ from mcp_types import ToolAnnotations
 
 from citavial.build.errors import BuildError
 from citavial.build.models import NORM, AllowlistEntry
-from citavial.build.refs import NORMS, Ref, fragment, human_label
+from citavial.build.refs import Ref, fragment, human_label
 from citavial.worker.answer.dist_gate import DistGate
 
 MAX_K = 20
@@ -146,8 +146,7 @@ def create_server(dist: Path, base_url: str = "") -> MCPServer:
         # (citavial://ley-trafico/art76)
         folder = page.rpartition("/")[0]
         name = (folder + "/" if folder else "") + units[page].fragment
-        title = human_label(str(units[page])) + (f" ({NORMS[units[page].norm].title})"
-                                                 if folder else "")
+        title = human_label(str(units[page]))   # another norm's opens with its short name
         server.add_resource(FunctionResource(
             uri=f"citavial://{name}", name=name, title=title,
             mime_type="application/json",

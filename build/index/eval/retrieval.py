@@ -97,7 +97,7 @@ def channel_settings(base: Settings) -> dict[str, Settings]:
 def _abstention(searcher: Searcher, questions: Sequence[Question]) -> dict[str, Any]:
     feats = {q.id: dict(searcher.search(q.question, k=1).evidence) for q in questions}
     pos = [q.id for q in questions if q.kind == "positive"]
-    neg = [q.id for q in questions if q.kind == "negative"]
+    neg = [q.id for q in questions if q.kind == "negative" and q.scored]
     out = {}
     for name in FEATURES:
         p = [feats[i][name] for i in pos]

@@ -19,7 +19,9 @@ The ranking is defined on integers so that site_src/static/search.js reproduces 
   for "inadecuada", "desobedecer" — to the same for the word without its negation prefix;
   words that only point at a picture ("imagen", "foto") are dropped;
 * a passage's score is the sum of its integer BM25 weights (weight × ``SCALE``, rounded) over
-  the question's terms; ties go to the ref (ascending);
+  the question's terms; ties go to the ref (ascending); a passage of another norm than the
+  Reglamento has its weights scaled by ``OTHER_NORM_PRIOR`` at build time (so the page's script
+  needs no rule of its own);
 * roll-up: the first ``HEAD`` places hold at most one passage per group (an article, or a
   subheaded section of a long annex), except the top group, which may hold ``FIRST_UNIT`` —
   the answer is often the neighbouring apartado of the best one;
@@ -53,6 +55,12 @@ QUERY_STOP = frozenset({"imagen", "imagenes", "foto", "fotografia", "dibujo", "f
                         "ilustracion", "grafico"})
 DESIGNATOR_WORDS = frozenset({"art", "articulo", "articulos"})
 ROMANS = {"i": "I", "ii": "II", "iii": "III", "iv": "IV"}
+# The Ley, the vehicles' and the drivers' regulations have no hooks and three times the
+# Reglamento's passages; at full weight their passages that merely share a question's words
+# outrank the Reglamento's answer. 0.8 is the largest prior that keeps the Reglamento's article
+# recall@1/@5 on the real bank's dev split at their best while sending the most questions of a
+# licence/points/sanctions/ITV hint to another norm (tests/bench/bench_norm_prior.py).
+OTHER_NORM_PRIOR = 0.8
 
 
 def _tokens(text: str) -> list[str]:
@@ -188,6 +196,8 @@ def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
             forms[tok] = s
     # [row, weight, row, weight, …] per term, weights as integers ≥ 1, sliced from one array
     w = np.maximum(1, np.rint(bm.weights * SCALE)).astype(np.int64)
+    other = np.array([Ref.parse(p.ref).norm != NORM for p in passages], dtype=bool)[bm.docs]
+    w = np.where(other, np.maximum(1, np.rint(w * OTHER_NORM_PRIOR)).astype(np.int64), w)
     flat = np.column_stack((bm.docs.astype(np.int64), w)).ravel().tolist()
     bounds = (2 * bm.indptr).tolist()
     postings = [flat[bounds[t]:bounds[t + 1]] for t in range(len(bm.vocab))]
