@@ -60,7 +60,7 @@ class GatedModel:
 def server(tmp_path):
     started = []
 
-    def start(model=None, limiter=None, max_waiting=4, deps=True):
+    def start(model=None, limiter=None, max_waiting=4, deps=True, **guard):
         dist = tmp_path / "dist"
         (dist / "static").mkdir(parents=True, exist_ok=True)
         (dist / "index.html").write_text("<!doctype html><title>citavial</title>", "utf-8")
@@ -73,7 +73,7 @@ def server(tmp_path):
                             index_info={"loaded": deps, "version": "fixed-1"},
                             ask_limiter=limiter or RateLimiter(0, 1),
                             slot=InferenceSlot(max_waiting))
-        srv = ServerThread(state, threads=6).__enter__()
+        srv = ServerThread(state, threads=6, **guard).__enter__()
         started.append(srv)
         return srv.server.effective_port, state
     yield start
@@ -211,13 +211,16 @@ def test_queue_full_gives_503(server):
 
 class EndlessModel:
     """Yields its first piece, waits for ``release``, then yields pieces without end: only a
-    closed stream (the worker giving up on a gone client) can stop it, and ``closed`` says so."""
+    closed stream (the worker giving up on a gone client) can stop it, and ``closed`` says so.
+    ``started`` says the worker is running it (a stream never started has nothing to stop)."""
 
     def __init__(self):
         self.release, self.closed, self.yielded = threading.Event(), threading.Event(), 0
+        self.started = threading.Event()
 
     def stream(self, request):
         try:
+            self.started.set()
             yield "uno "
             self.release.wait()
             while True:
@@ -236,21 +239,40 @@ def _until(condition, bound=120.0):
         time.sleep(0.01)
 
 
-@pytest.mark.xfail(reason="known defect: with the connection guard's request deadline "
-                   "(worker/http/connguard.py GuardedChannel.received) the worker no longer "
-                   "stops the model lead when the client goes away; without the guard it does",
-                   strict=False)
 def test_client_disconnect_stops_generation(server):
+    """Through the connection guard (per-client cap, request deadline), as `citavial serve`
+    runs. The client hangs up only once the model is generating: hanging up right after
+    ``sources`` raced the worker — when the hang-up was seen before the lead began, the worker
+    (rightly) never started the model, and ``closed`` was never set (about half the runs, with
+    the guard on or off; that was the "known defect" once blamed on the guard)."""
     model = EndlessModel()
     port, state = server(model=model)
     sock = raw_ask(port)
     assert b"event: sources" in recv_until(sock, b"event: sources")
+    assert model.started.wait(30)      # the lead is running, blocked on ``release``
     sock.close()
     model.release.set()                # let it run: only the disconnect can stop it now
     assert model.closed.wait(30)       # generous bound; returns as soon as the worker stops it
     _until(lambda: state.metrics.value("citavial_disconnects_total") == 1
            and state.slot.active == 0)
     assert state.slot.waiting == 0     # the model is free again
+
+
+def test_the_deadline_cuts_a_stalled_request_but_not_a_running_answer(server):
+    """The guard's whole-request deadline is for receiving a request, not for answering it:
+    a half-sent request on another connection is cut (so the deadline has passed), and the
+    answer that was streaming all along still ends with ``done``."""
+    model = GatedModel(ANSWER)
+    port, _ = server(model=model, deadline=1.0)
+    sock = raw_ask(port)
+    seen = recv_until(sock, b"event: token")       # the answer is running, the model blocked
+    stalled = socket.create_connection(("127.0.0.1", port), timeout=30)   # a bound, not a timing
+    stalled.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")   # never finished
+    assert stalled.recv(1) == b""                  # closed by the deadline, unanswered
+    stalled.close()
+    model.release.set()
+    assert b"event: done" in recv_until(sock, b"event: done", seen)
+    sock.close()
 
 
 def test_health_and_metrics(server):
