@@ -26,4 +26,4 @@ ln -s "$PWD/worker" "$tree/citavial/worker"
     -p citavial.worker.answer.question -p citavial.worker.answer.decide -p citavial.worker.answer.options \
     -p citavial.worker.answer.cite -p citavial.worker.answer.spanlink -p citavial.worker.lead.generate \
     -p citavial.worker.answer.record -p citavial.worker.eval.scoring -p citavial.worker.eval.exam \
-    -p citavial.worker.eval.exam_bank -p citavial.worker.eval.exam_report)
+    -p citavial.worker.eval.exam_bank -p citavial.worker.eval.exam_report -p citavial.worker.mcp.rpc)

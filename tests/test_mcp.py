@@ -189,3 +189,110 @@ def test_missing_dist_is_a_clear_error(tmp_path):
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 1 and "allowlist" in proc.stderr and "citavial build" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# -- lines that are not JSON-RPC messages (issue 26, item 9) ----------------------------------
+# The SDK's stdio transport dropped them without a reply, so the client waited forever.
+
+PARSE, INVALID = -32700, -32600
+RAW = [  # id, line, the error code of the reply, the id of the reply
+    ("not-json", "hola", PARSE, None),
+    ("truncated", '{"jsonrpc": "2.0", "id": 1, "method": "ping"', PARSE, None),
+    ("two-messages-one-line", '{"jsonrpc": "2.0", "id": 1, "method": "ping"} {}', PARSE, None),
+    ("nan", "NaN", PARSE, None),
+    ("byte-order-mark", "\ufeff{}", PARSE, None),
+    ("nested-100000-deep", "[" * 100_000 + "]" * 100_000, PARSE, None),
+    ("empty-array", "[]", INVALID, None),
+    ("batch", '[{"jsonrpc": "2.0", "id": 8, "method": "ping"}]', INVALID, None),
+    ("number", "42", INVALID, None),
+    ("string", '"ping"', INVALID, None),
+    ("null", "null", INVALID, None),
+    ("empty-object", "{}", INVALID, None),
+    ("id-without-method", '{"jsonrpc": "2.0", "id": 5}', INVALID, 5),
+    ("jsonrpc-1.0", '{"jsonrpc": "1.0", "id": 6, "method": "ping"}', INVALID, 6),
+    ("no-jsonrpc", '{"id": "seis", "method": "ping"}', INVALID, "seis"),
+    ("method-not-string", '{"jsonrpc": "2.0", "id": 9, "method": 7}', INVALID, 9),
+    ("params-not-object", '{"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": 7}',
+     INVALID, 10),
+    # the SDK read these as notifications (no reply): an id that is not a string or an integer
+    ("id-object", '{"jsonrpc": "2.0", "id": {"n": 1}, "method": "ping"}', INVALID, None),
+    ("id-boolean", '{"jsonrpc": "2.0", "id": true, "method": "ping"}', INVALID, None),
+    ("id-fraction", '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', INVALID, None),
+    ("id-null", '{"jsonrpc": "2.0", "id": null, "method": "ping"}', INVALID, None),
+    ("notification-params-not-object",
+     '{"jsonrpc": "2.0", "method": "notifications/initialized", "params": 3}', INVALID, None),
+    ("response-result-not-object", '{"jsonrpc": "2.0", "id": 3, "result": 7}', INVALID, None),
+    ("unknown-method", '{"jsonrpc": "2.0", "id": 11, "method": "borrar"}', -32601, 11),  # SDK's
+]
+MESSAGES = [  # id, line: what passes on to the SDK untouched
+    ("request", '{"jsonrpc": "2.0", "id": 1, "method": "ping"}'),
+    ("request-string-id", '{"jsonrpc": "2.0", "id": "uno", "method": "tools/list", "params": {}}'),
+    ("notification", '{"jsonrpc": "2.0", "method": "notifications/initialized"}'),
+    ("response", '{"jsonrpc": "2.0", "id": 2, "result": {}}'),
+    ("error-response", '{"jsonrpc": "2.0", "id": 2, "error": {"code": -1, "message": "no"}}'),
+    ("unknown-method", '{"jsonrpc": "2.0", "id": 11, "method": "borrar"}'),
+]
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "1"}}}
+
+
+@pytest.mark.parametrize("line, code, rid", [r[1:] for r in RAW if r[2] != -32601],
+                         ids=[r[0] for r in RAW if r[2] != -32601])
+def test_a_line_that_is_not_a_message_gets_its_error(line, code, rid):
+    from citavial.worker.mcp.rpc import problem
+    error = problem(line, 7)
+    assert (error.error.code, error.id) == (code, rid)
+    assert error.error.data.startswith("line 7 ") and "fix:" in error.error.data
+
+
+@pytest.mark.parametrize("line", [m[1] for m in MESSAGES], ids=[m[0] for m in MESSAGES])
+def test_a_message_passes_to_the_sdk(line):
+    from citavial.worker.mcp.rpc import problem
+    assert problem(line, 1) is None
+
+
+@pytest.fixture(scope="module")
+def raw_replies(dist, tmp_path_factory):
+    """One server on a bare pipe: the handshake, each RAW line in turn (waiting for its one
+    reply), then a blank line and a ping, which must be the next reply."""
+    import queue
+    import subprocess
+    import threading
+    empty = tmp_path_factory.mktemp("empty-raw")
+    env = {"CITAVIAL_HOME": str(empty), **({"PYTHONPATH": os.environ["PYTHONPATH"]}
+                                           if os.environ.get("PYTHONPATH") else {})}
+    proc = subprocess.Popen([sys.executable, "-m", "citavial.worker.cli", "mcp", "--dist",
+                             str(dist)], cwd=empty, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
+
+    def send(line: str) -> dict:
+        proc.stdin.write(line.encode() + b"\n")
+        proc.stdin.flush()
+        return json.loads(lines.get(timeout=60))   # a bound for a broken server, not a timing
+
+    try:
+        out = {"initialize": send(json.dumps(INIT))}
+        proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        out.update((name, send(line)) for name, line, _, _ in RAW)
+        proc.stdin.write(b"\n   \n")
+        out["ping-after-blank-lines"] = send('{"jsonrpc": "2.0", "id": 99, "method": "ping"}')
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+    return out
+
+
+@pytest.mark.parametrize("name, code, rid", [(r[0], r[2], r[3]) for r in RAW],
+                         ids=[r[0] for r in RAW])
+def test_the_server_answers_every_line_that_is_not_a_message(raw_replies, name, code, rid):
+    reply = raw_replies[name]
+    assert reply["jsonrpc"] == "2.0" and "result" not in reply
+    assert (reply["error"]["code"], reply["id"]) == (code, rid)
+
+
+def test_the_server_keeps_serving_and_skips_blank_lines(raw_replies):
+    assert "result" in raw_replies["initialize"]
+    assert raw_replies["ping-after-blank-lines"] == {"jsonrpc": "2.0", "id": 99, "result": {}}

@@ -11,24 +11,29 @@ Resources
 Every passage result carries ref, label, literal text, allowlisted URL (absolute when
 ``--base-url`` is given), as-of date, source and licence. Everything is read from dist/ (the
 allowlist, the search index, the rendered pages); nothing touches the network. A bad argument
-is an MCP tool error naming the argument, the value and the fix; the server keeps serving.
+is an MCP tool error naming the argument, the value and the fix; a line that is not a
+JSON-RPC message gets -32700 or -32600 (worker/mcp/rpc.py); the server keeps serving.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resources import FunctionResource
+from mcp.server.stdio import stdio_server
 from mcp_types import ToolAnnotations
 
 from citavial.build.errors import BuildError
 from citavial.build.models import NORM, AllowlistEntry
 from citavial.build.refs import Ref, fragment, human_label
 from citavial.worker.answer.dist_gate import DistGate
+from citavial.worker.mcp.rpc import CheckedLines
 
 MAX_K = 20
 MAX_QUERY = 500
@@ -156,4 +161,17 @@ def create_server(dist: Path, base_url: str = "") -> MCPServer:
 
 
 def serve_stdio(dist: Path, base_url: str = "") -> None:
-    create_server(dist, base_url).run("stdio")
+    anyio.run(_run_stdio, create_server(dist, base_url))
+
+
+async def _run_stdio(server: MCPServer) -> None:
+    """``MCPServer.run_stdio_async`` with stdin's lines judged first (worker/mcp/rpc.py), so
+    a line that is not a message gets its JSON-RPC error instead of silence. The SDK has no
+    hook that sees the line, hence its lowlevel server here (its run_stdio_async does the
+    same); stdout stays the SDK's (diverted while serving, so stray prints miss the wire)."""
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")   # as the SDK reads it
+    lines = CheckedLines(anyio.wrap_file(sys.stdin))
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        lines.answer_on(write_stream)
+        low = server._lowlevel_server
+        await low.run(read_stream, write_stream, low.create_initialization_options())
