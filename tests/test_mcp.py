@@ -201,6 +201,7 @@ RAW = [  # id, line, the error code of the reply, the id of the reply
     ("two-messages-one-line", '{"jsonrpc": "2.0", "id": 1, "method": "ping"} {}', PARSE, None),
     ("nan", "NaN", PARSE, None),
     ("byte-order-mark", "\ufeff{}", PARSE, None),
+    ("not-utf8", b"\xff\xfe{}", PARSE, None),   # bytes: read as the server reads stdin
     ("nested-100000-deep", "[" * 100_000 + "]" * 100_000, PARSE, None),
     ("empty-array", "[]", INVALID, None),
     ("batch", '[{"jsonrpc": "2.0", "id": 8, "method": "ping"}]', INVALID, None),
@@ -237,11 +238,15 @@ INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
                    "clientInfo": {"name": "test", "version": "1"}}}
 
 
+def _text(line: str | bytes) -> str:
+    return line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+
+
 @pytest.mark.parametrize("line, code, rid", [r[1:] for r in RAW if r[2] != -32601],
                          ids=[r[0] for r in RAW if r[2] != -32601])
 def test_a_line_that_is_not_a_message_gets_its_error(line, code, rid):
     from citavial.worker.mcp.rpc import problem
-    error = problem(line, 7)
+    error = problem(_text(line), 7)
     assert (error.error.code, error.id) == (code, rid)
     assert error.error.data.startswith("line 7 ") and "fix:" in error.error.data
 
@@ -268,8 +273,8 @@ def raw_replies(dist, tmp_path_factory):
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
 
-    def send(line: str) -> dict:
-        proc.stdin.write(line.encode() + b"\n")
+    def send(line: str | bytes) -> dict:
+        proc.stdin.write((line if isinstance(line, bytes) else line.encode()) + b"\n")
         proc.stdin.flush()
         return json.loads(lines.get(timeout=60))   # a bound for a broken server, not a timing
 
