@@ -15,7 +15,7 @@ from pathlib import Path
 
 from citavial.build.atomic import staged_dir, write_staged, write_staged_bytes
 from citavial.build.content.guides import guide_pages, prose_items, read_guides
-from citavial.build.content.practice import bank_json, read_bank
+from citavial.build.content.practice import bank_json, name_questions, read_bank
 from citavial.build.content.practice import prose_items as practice_prose
 from citavial.build.content.prose import check_prose
 from citavial.build.corpus.images import DIR as IMAGES_DIR
@@ -119,7 +119,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     bank = [] if regulation_only else read_bank(site_src / "practice")
     citations = [c for g in guides for c in g.citations] + [c for q in bank for c in q.citations]
     items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
-    findings = check_prose(reg, items)   # reported with the gate's failures, then on its own
+    findings = check_prose(reg, items, others)   # reported with the gate's failures, then alone
     texto = verify_corpus(Path(corpus_dir)).texto_path
     changes, recent, change_links = _changes(texto, reg)
     fetched = local_images(Path(corpus_dir))
@@ -134,11 +134,12 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             pages += render_norm(other, site_src, stage, base_url=base_url, images=images)
         t2 = time.perf_counter()
         try:
-            checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only)
+            checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only,
+                                       others=others)
         except BuildErrors as exc:
-            raise BuildErrors(exc.errors + findings) from None
+            raise BuildErrors(name_questions(exc.errors + findings, bank)) from None
         if findings:
-            raise BuildErrors(findings)
+            raise BuildErrors(name_questions(findings, bank))
         norm_pages = Pages(stage)
         for other in others:
             allowlist += build_allowlist(other, norm_pages, other.source.html_url)

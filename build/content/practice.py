@@ -25,9 +25,10 @@ from pathlib import Path
 
 from citavial.build.content.guides import read_utf8
 from citavial.build.errors import BuildError, BuildErrors
+from citavial.build.gate.verify import GateError
 from citavial.build.models import Citation
 from citavial.build.patterns import QUESTION_ID
-from citavial.build.refs import RefError, parse_ref
+from citavial.build.refs import Ref, RefError, parse_ref
 from citavial.build.render.changes import latest_change
 
 KEYS = ("tema", "pregunta", "a", "b", "c", "correcta", "cita", "texto", "explicacion")
@@ -44,6 +45,10 @@ TOPICS = {
     "transporte-personas-carga": "Transporte de personas y carga",
     "normas-generales": "Normas generales de circulación",
 }
+# "Leer en …" for a quote of another norm than the Reglamento (build/refs.py NORMS).
+SOURCE_NAMES = {"RDL-6/2015": "la Ley sobre Tráfico",
+                "RD-818/2009": "el Reglamento General de Conductores",
+                "RD-2822/1998": "el Reglamento General de Vehículos"}
 
 
 @dataclass(frozen=True)
@@ -156,10 +161,51 @@ def _question(path: Path, start: int, f: dict, errors: list[BuildError]) -> Ques
 
 def _citation(path: Path, raw_ref: str, texto: tuple[int, str]) -> Citation:
     try:
-        ref, err = parse_ref(raw_ref), ""
+        ref, err = cited_ref(raw_ref), ""
     except RefError as exc:
         ref, err = raw_ref, str(exc)
     return Citation(str(path), texto[0], ref, texto[1], err)
+
+
+def cited_ref(raw: str) -> str:
+    """A ``cita`` value as a canonical ref: the Reglamento's fragment as ever (``art48.1.b``),
+    or another norm's full ref (``RDL-6/2015#anexoII.r10``, ``RD-818/2009#art4.2.p2``,
+    ``RD-2822/1998#art26.1.b``). RefError naming the accepted prefixes otherwise."""
+    if "#" not in raw:
+        return parse_ref(raw)
+    try:
+        return str(Ref.parse(raw))
+    except RefError as exc:
+        raise RefError(f"{exc}; in the practice bank write the Reglamento's refs without a "
+                       f"prefix ('art48.1.b') and another norm's in full "
+                       f"('RDL-6/2015#anexoII.r10')") from None
+
+
+def source_name(ref: str) -> str:
+    """Where the link leads, for "Leer en …": "el reglamento" (the Reglamento General de
+    Circulación, as the page always said), or the other norm's name."""
+    norm = ref.partition("#")[0]
+    return SOURCE_NAMES.get(norm, "el reglamento")
+
+
+def name_questions(errors: list[BuildError], bank: list[Question]) -> list[BuildError]:
+    """The build's errors, those at a question's lines (its quotes, its explanation) saying
+    which question they are about: "question puntos-sanciones-001: RDL-6/2015#anexoII.r10
+    «…»: table row not found…". Other errors are returned unchanged, in the same order."""
+    at: dict[str, str] = {}
+    for q in bank:
+        at[f"{q.citation.file}:{q.line}"] = q.id
+        for c in q.citations:
+            at[f"{c.file}:{c.line}"] = q.id
+    out = []
+    for err in errors:
+        qid = at.get(err.where)
+        if qid is not None and not err.problem.startswith("question "):
+            problem = f"question {qid}: {err.problem}"
+            err = (GateError(err.where, problem, err.fix, err.code) if isinstance(err, GateError)
+                   else BuildError(err.where, problem, err.fix))
+        out.append(err)
+    return out
 
 
 def prose_items(bank: list[Question]) -> list:
@@ -185,8 +231,10 @@ def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], vers
             "id": q.id, "topic": q.topic, "question": q.question, "options": list(q.options),
             "correct": q.correct, "explanation": q.explanation, "quote": q.citation.quote,
             "ref": q.citation.ref, "label": human_label(q.citation.ref),
+            "source": source_name(q.citation.ref),
             "url": links[(q.citation.file, q.citation.line, q.citation.quote)],
             "more": [{"quote": c.quote, "ref": c.ref, "label": human_label(c.ref),
+                      "source": source_name(c.ref),
                       "url": links[(c.file, c.line, c.quote)]} for c in q.more],
             "changed": _iso(latest_change(q.citation.ref, recent or {})),
         } for q in sorted(bank, key=lambda q: q.id)],

@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from citavial.build.errors import BuildError
-from citavial.build.gate.verify import subtree, unit_of
-from citavial.build.models import Block, Citation, Regulation
+from citavial.build.gate.verify import regulation_for, subtree, unit_of
+from citavial.build.models import NORM, Block, Citation, Regulation
 from citavial.build.patterns import (
     DESIGNATED,
     NUMBER_WORDS,
@@ -139,15 +139,17 @@ def _has_word(folded: str, words: tuple[str, ...]) -> bool:
 
 
 class Passages:
-    """Passage texts of the regulation by ref, and the lead-in of a list item."""
+    """Passage texts by ref, and the lead-in of a list item: the Reglamento's, and those of
+    the other norms (``others``) for refs with their prefix."""
 
-    def __init__(self, reg: Regulation) -> None:
+    def __init__(self, reg: Regulation, others: tuple[Regulation, ...] = ()) -> None:
         self.reg = reg
+        self.others = others
 
     def text(self, ref: str) -> str:
         """The passage (with its descendants) and, for a list item, its lead-ins: "Queda
         prohibido adelantar:" is what "d) En los pasos a nivel" says."""
-        unit = unit_of(self.reg, ref)
+        unit = unit_of(regulation_for(ref, self.reg, self.others), ref)
         if unit is None:
             return ""
         own = "\n".join(b.text for b in subtree(unit, ref)) or (
@@ -164,7 +166,7 @@ class Passages:
 
     def lead_in(self, ref: str) -> Block | None:
         """The passage that introduces ``ref`` as an item of a list, when it is one."""
-        unit = unit_of(self.reg, ref)
+        unit = unit_of(regulation_for(ref, self.reg, self.others), ref)
         if unit is None:
             return None
         passages = [b for b in unit.blocks if b.ref]
@@ -187,8 +189,8 @@ def check_item(item: ProseItem, passages: Passages) -> list[BuildError]:
     """Every finding of the three rules for one item."""
     texts = {c.ref: passages.text(c.ref) for c in item.citations if not c.ref_error}
     where = f"{item.file}:{item.line}"
-    cited = ", ".join(r.fragment for r in sorted(map(Ref.parse, texts), key=lambda r: r.sort_key)) \
-        or "nothing"
+    cited = ", ".join(r.fragment if r.norm == NORM else str(r)   # another norm's in full
+                      for r in sorted(map(Ref.parse, texts), key=lambda r: r.sort_key)) or "nothing"
     return (_numbers(item, texts, where, cited) + _absolutes(item, texts, where, cited)
             + ([] if item.inherited else _lead_ins(item, passages, where)))
 
@@ -259,7 +261,9 @@ def _lead_ins(item: ProseItem, passages: Passages, where: str) -> list[BuildErro
     return out
 
 
-def check_prose(reg: Regulation, items: list[ProseItem]) -> list[BuildError]:
-    """All findings over ``items``, in order."""
-    passages = Passages(reg)
+def check_prose(reg: Regulation, items: list[ProseItem],
+                others: tuple[Regulation, ...] = ()) -> list[BuildError]:
+    """All findings over ``items``, in order; ``others``: the norms besides ``reg`` that
+    items may cite."""
+    passages = Passages(reg, others)
     return [f for item in items for f in check_item(item, passages)]

@@ -150,7 +150,8 @@ def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
             return _fail(cit, Reason.REF_RENAMED, f"ref renamed: {fragment(cit.ref)} is now "
                                    f"{fragment(moved.new)} (since {moved.since}, "
                                    f"corpus/refs-renamed.json); cite {fragment(moved.new)}")
-        return _fail(cit, Reason.REF_UNKNOWN, f"ref unknown: {cit.ref} is not a passage of RD 1428/2003")
+        return _fail(cit, Reason.REF_UNKNOWN, f"ref unknown: {cit.ref} is not a passage of "
+                     f"{cit.ref.partition('#')[0].replace('-', ' ', 1)}")
     if not blocks:   # a unit whose text is only headings or images (e.g. anexoIV)
         return _fail(cit, Reason.REF_UNKNOWN, f"ref unknown: {cit.ref} has no citable passage on {unit.page}")
     if unit.status != IN_FORCE or not any(b.status == IN_FORCE for b in blocks):
@@ -271,13 +272,24 @@ def gate_counts(checks: list[QuoteCheck], allowlist: list[AllowlistEntry]) -> di
             "norms": dict(sorted(norms.items()))}
 
 
+def regulation_for(ref: str, reg: Regulation, others: tuple[Regulation, ...] = ()) -> Regulation:
+    """The Regulation whose passages ``ref`` names, by its norm prefix (``RDL-6/2015#art76.a``
+    → the Ley sobre Tráfico); ``reg`` (the Reglamento) for its own refs and for a string that
+    is not a ref, whose check then fails as ``ref-unknown``."""
+    norm = ref.partition("#")[0]
+    return next((o for o in others if o.units and Ref.parse(o.units[0].ref).norm == norm), reg)
+
+
 def verify(reg: Regulation, site_dir: Path, citations: list[Citation],
-           allow_empty: bool = False) -> tuple[list[QuoteCheck], list[AllowlistEntry]]:
+           allow_empty: bool = False,
+           others: tuple[Regulation, ...] = ()) -> tuple[list[QuoteCheck], list[AllowlistEntry]]:
     """Run the gate over ``citations`` on the staged site; raise BuildErrors listing every
-    failure. A run that checked zero quotes is itself an error — the gate never passes
-    silently — unless the caller explicitly built the regulation alone (``allow_empty``)."""
+    failure. A citation of another norm (``others``: the Ley, the RGV, the RGC) is judged on
+    that norm's pages by the same rules. A run that checked zero quotes is itself an error —
+    the gate never passes silently — unless the caller explicitly built the regulation alone
+    (``allow_empty``). The allowlist returned is ``reg``'s."""
     pages = Pages(site_dir)
-    checks = [check_quote(reg, pages, c) for c in citations]
+    checks = [check_quote(regulation_for(c.ref, reg, others), pages, c) for c in citations]
     failures: list[BuildError] = [
         GateError(f"{c.citation.file}:{c.citation.line}",
                   f"{c.citation.ref} «{c.citation.quote}»: {c.reason}",

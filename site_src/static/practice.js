@@ -38,6 +38,22 @@
     if (s != null) el.textContent = s;
     return el;
   }
+  /* A table-row quote ("cell | cell", e.g. a points row of the Ley's anexo II) shows as a
+   * one-row table of its cells, as the guides show it; any other quote as plain text. */
+  function fillQuote(el, quote) {
+    el.textContent = "";
+    var cells = quote.split(" | ");
+    if (cells.length < 2) { el.textContent = quote; return el; }
+    var table = make("span", "cita-row"), row = make("span");
+    table.setAttribute("role", "table");
+    table.setAttribute("aria-label", "Fila citada de la tabla");
+    row.setAttribute("role", "row");
+    cells.forEach(function (c) {
+      var cell = make("span", "cita-cell", c); cell.setAttribute("role", "cell"); row.appendChild(cell);
+    });
+    table.appendChild(row); el.appendChild(table);
+    return el;
+  }
 
   /* ``id``: a question asked for by its permalink (practica.html#q=<id>); else the selector's. */
   function show(id) {
@@ -76,8 +92,8 @@
     fb.className = "feedback " + (ok ? "ok" : "ko");
     text($("p-verdict"), ok ? "¡Correcto!" : "Incorrecto. La respuesta correcta es la " + "abc"[current.correct] + ").");
     text($("p-explanation"), current.explanation);
-    text($("p-quote"), current.quote);
-    var link = $("p-link"); link.href = current.url; text(link, "Leer en el reglamento: " + current.label);
+    fillQuote($("p-quote"), current.quote);
+    var link = $("p-link"); link.href = current.url; text(link, "Leer en " + (current.source || "el reglamento") + ": " + current.label);
     $("p-changed").hidden = !current.changed;
     if (current.changed) {
       text($("p-changed-date"), fecha(current.changed));

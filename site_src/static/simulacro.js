@@ -32,6 +32,22 @@
     if (s != null) el.textContent = s;
     return el;
   }
+  /* A table-row quote ("cell | cell", e.g. a points row of the Ley's anexo II) shows as a
+   * one-row table of its cells, as the guides show it; any other quote as plain text. */
+  function fillQuote(el, quote) {
+    el.textContent = "";
+    var cells = quote.split(" | ");
+    if (cells.length < 2) { el.textContent = quote; return el; }
+    var table = make("span", "cita-row"), row = make("span");
+    table.setAttribute("role", "table");
+    table.setAttribute("aria-label", "Fila citada de la tabla");
+    row.setAttribute("role", "row");
+    cells.forEach(function (c) {
+      var cell = make("span", "cita-cell", c); cell.setAttribute("role", "cell"); row.appendChild(cell);
+    });
+    table.appendChild(row); el.appendChild(table);
+    return el;
+  }
   function show(section) {
     ["s-intro", "s-exam", "s-result"].forEach(function (id) { $(id).hidden = id !== section; });
     // During an exam the answer widget (chat.js) is hidden: no looking answers up mid-exam.
@@ -205,7 +221,7 @@
     li.appendChild(make("p", "s-given", "Tu respuesta: " + (given === null ? "sin responder" : "abc"[given] + ") " + q.options[given])));
     if (!ok) li.appendChild(make("p", "s-correct", "Respuesta correcta: " + "abc"[q.correct] + ") " + q.options[q.correct]));
     li.appendChild(make("p", null, q.explanation));
-    var bq = make("blockquote", "cita-block"); bq.appendChild(make("p", "s-quote", q.quote));
+    var bq = make("blockquote", "cita-block"); bq.appendChild(fillQuote(make("p", "s-quote"), q.quote));
     li.appendChild(bq);
     if (q.changed) {
       var warn = make("p", "change-warning", "Atención: este texto cambió el " + q.changed.split("-").reverse().join("/") + ". ");
@@ -213,7 +229,7 @@
       see.href = "cambios.html#d-" + q.changed.replace(/-/g, "");
       warn.appendChild(see); li.appendChild(warn);
     }
-    var p = make("p"), a = make("a", "chip s-link", "Leer en el reglamento: " + q.label);
+    var p = make("p"), a = make("a", "chip s-link", "Leer en " + (q.source || "el reglamento") + ": " + q.label);
     // A new tab: the correction stays where it is while the student reads the rule.
     a.href = q.url; a.target = "_blank"; a.rel = "noopener"; p.appendChild(a);
     var perm = make("a", "s-perm", "Practicar esta pregunta");
