@@ -44,6 +44,8 @@ TOPICS = {
     "cinturon-casco-movil": "Cinturón, casco y móvil",
     "transporte-personas-carga": "Transporte de personas y carga",
     "normas-generales": "Normas generales de circulación",
+    "puntos-sanciones": "Permiso por puntos y sanciones",
+    "permisos-documentacion": "Permisos, ITV y documentación",
 }
 # "Leer en …" for a quote of another norm than the Reglamento (build/refs.py NORMS).
 SOURCE_NAMES = {"RDL-6/2015": "la Ley sobre Tráfico",

@@ -49,7 +49,8 @@ def test_answer_follow_link_reload(served, browser):
     tab.goto(f"{base}/{link}")
     tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
     target_text = tab.evaluate("() => document.querySelector(':target').closest('[id]').textContent")
-    assert " ".join(seen[0]["quote"].split()) in " ".join(target_text.split())
+    # whitespace aside: a row quote's cells show as cells, and a table's textContent joins them
+    assert "".join(seen[0]["quote"].split()) in "".join(target_text.split())
 
     # Progress survives a reload (localStorage).
     tab.goto(f"{base}/practica.html")
@@ -95,8 +96,10 @@ def test_readable_unselected_no_jump_plain_mastery(served, browser, viewport):
     tab.wait_for_selector("#p-options button")
     # Nothing that looks like a selection before the student answers.
     assert tab.evaluate("() => document.activeElement.closest('#p-options') === null")
-    assert tab.inner_text("#p-dominio") == "Dominio: 0 de 12 temas"
-    assert tab.locator("#p-mastery li", has_text="Sin empezar").count() == 12
+    topics = len(json.loads((served[0] / "practice-bank.json").read_text("utf-8"))["topics"])
+    assert topics == 14   # the Reglamento's 12, points and fines, licences and vehicle papers
+    assert tab.inner_text("#p-dominio") == f"Dominio: 0 de {topics} temas"
+    assert tab.locator("#p-mastery li", has_text="Sin empezar").count() == topics
     tab.locator("#p-options button").nth(2).scroll_into_view_if_needed()
     before = tab.evaluate("() => window.scrollY")
     tab.locator("#p-options button").nth(2).click()
@@ -104,7 +107,7 @@ def test_readable_unselected_no_jump_plain_mastery(served, browser, viewport):
     assert tab.evaluate("() => window.scrollY") == before     # the options stay where they were
     for n in range(3):                                         # answered options stay readable
         assert _contrast(tab, f"#p-options button:nth-child({n + 1})") >= 4.5
-    assert tab.locator("#p-mastery li", has_text="Sin empezar").count() == 11
+    assert tab.locator("#p-mastery li", has_text="Sin empezar").count() == topics - 1
     context.close()
 
 
@@ -120,4 +123,35 @@ def test_question_permalink(served, browser):
     other = bank["questions"][42]
     tab.evaluate(f"() => {{ window.location.hash = 'q={other['id']}'; }}")
     tab.wait_for_function(f"() => document.getElementById('p-question').textContent === {json.dumps(other['question'])}")
+    tab.close()
+
+
+@pytest.mark.parametrize("qid, source, page, cells", [
+    pytest.param("puntos-sanciones-001", "la Ley sobre Tráfico", "ley-trafico/anexoII.html", 2,
+                 id="ley-points-row"),
+    pytest.param("permisos-documentacion-003", "el Reglamento General de Conductores",
+                 "conductores/art4.html", 3, id="conductores-classes-table-row"),
+    pytest.param("permisos-documentacion-018", "el Reglamento General de Vehículos",
+                 "vehiculos/art26.html", 0, id="vehiculos-passage"),
+])
+def test_other_norm_question_links_to_its_norm(served, browser, qid, source, page, cells):
+    """A question whose explanation quotes another norm: the link names that norm and opens its
+    page with the quoted words targeted; a row quote shows as cells, not as "a | b"."""
+    out, base = served
+    q = next(x for x in json.loads((out / "practice-bank.json").read_text("utf-8"))["questions"]
+             if x["id"] == qid)
+    tab = browser.new_page()
+    tab.goto(f"{base}/practica.html#q={qid}")
+    tab.wait_for_selector("#p-options button")
+    got = _answer(tab, q["correct"])
+    assert got["verdict"] == "¡Correcto!"
+    assert tab.inner_text("#p-link").startswith(f"Leer en {source}: ")
+    assert got["href"] == q["url"] and got["href"].startswith(page + "#")
+    assert tab.locator("#p-quote .cita-cell").count() == cells
+    assert "|" not in got["quote"] or cells == 0
+    tab.goto("about:blank")
+    tab.goto(f"{base}/{got['href']}")
+    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    target = tab.evaluate("() => document.querySelector(':target').closest('[id]').textContent")
+    assert "".join(q["quote"].replace(" | ", "").split()) in "".join(target.split())
     tab.close()
