@@ -25,6 +25,7 @@ PAGES = [
     ("guides", "guias.html", []),
     ("practice", "practica.html", []),
     ("practice-answered", "practica.html", ["#p-options button"]),
+    ("practice-answered-row-quote", "practica.html#q=puntos-sanciones-001", ["#p-options button"]),
     ("search", "buscar.html?q=velocidad+autopista", []),
     ("simulacro", "simulacro.html", []),
     ("simulacro-exam", "simulacro.html", ["#s-start"]),
