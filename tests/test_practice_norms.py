@@ -93,6 +93,7 @@ def test_other_norm_items_pass_the_gate_on_their_norms_pages(bank, reg, others, 
             assert out["url"].startswith(NORMS[norm].folder + "/") and ":~:text=" in out["url"]
             assert (built_site / out["url"].split("#")[0]).is_file()
             assert out["source"] == source_name(cit.ref)
+            assert not out["label"].startswith(NORMS[norm].short)   # the source names it
             checked += 1
     assert checked >= 30
 

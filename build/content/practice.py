@@ -28,7 +28,7 @@ from citavial.build.errors import BuildError, BuildErrors
 from citavial.build.gate.verify import GateError
 from citavial.build.models import Citation
 from citavial.build.patterns import QUESTION_ID
-from citavial.build.refs import Ref, RefError, parse_ref
+from citavial.build.refs import NORMS, Ref, RefError, human_label, parse_ref
 from citavial.build.render.changes import latest_change
 
 KEYS = ("tema", "pregunta", "a", "b", "c", "correcta", "cita", "texto", "explicacion")
@@ -183,6 +183,13 @@ def cited_ref(raw: str) -> str:
                        f"('RDL-6/2015#anexoII.r10')") from None
 
 
+def link_label(ref: str) -> str:
+    """The chip label after "Leer en <source>: ": human_label without the norm's short name,
+    which the source already says ("anexo II, fila 10", not "Ley de Tráfico, anexo II, …")."""
+    short = NORMS[Ref.parse(ref).norm].short
+    return human_label(ref).removeprefix(f"{short}, ") if short else human_label(ref)
+
+
 def source_name(ref: str) -> str:
     """Where the link leads, for "Leer en …": "el reglamento" (the Reglamento General de
     Circulación, as the page always said), or the other norm's name."""
@@ -223,8 +230,6 @@ def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], vers
               recent: dict | None = None) -> dict:
     """The bank as the practice page reads it; every explanation's link is the gate's deep link.
     ``recent``: {passage ref: date its words last changed} for the "este texto cambió" warning."""
-    from citavial.build.refs import human_label
-
     return {
         "schema": "citavial-practice-bank/1",
         "version": version,
@@ -232,10 +237,10 @@ def bank_json(bank: list[Question], links: dict[tuple[str, int, str], str], vers
         "questions": [{
             "id": q.id, "topic": q.topic, "question": q.question, "options": list(q.options),
             "correct": q.correct, "explanation": q.explanation, "quote": q.citation.quote,
-            "ref": q.citation.ref, "label": human_label(q.citation.ref),
+            "ref": q.citation.ref, "label": link_label(q.citation.ref),
             "source": source_name(q.citation.ref),
             "url": links[(q.citation.file, q.citation.line, q.citation.quote)],
-            "more": [{"quote": c.quote, "ref": c.ref, "label": human_label(c.ref),
+            "more": [{"quote": c.quote, "ref": c.ref, "label": link_label(c.ref),
                       "source": source_name(c.ref),
                       "url": links[(c.file, c.line, c.quote)]} for c in q.more],
             "changed": _iso(latest_change(q.citation.ref, recent or {})),
