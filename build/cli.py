@@ -142,7 +142,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     v = sub.add_parser("verify-quote", help="check one quote exactly as the build's gate does "
                                             "(exit 0 if it passes, 1 if not)")
-    v.add_argument("ref", help="e.g. 'art48.1.a', 'RD-1428/2003#art82.2' or 'artículo 82.2'")
+    v.add_argument("ref", help="e.g. 'art48.1.a', 'RD-1428/2003#art82.2', 'artículo 82.2' or "
+                                "another norm's full ref, 'RDL-6/2015#anexoII.r10'")
     v.add_argument("text", help="the literal words quoted")
     v.add_argument("--as-of", type=_as_of, default=date.today())
     v.add_argument("--corpus", type=Path, default=paths.CORPUS)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from citavial.build.atomic import staged_dir, write_staged, write_staged_bytes
 from citavial.build.content.guides import guide_pages, prose_items, read_guides
-from citavial.build.content.practice import bank_json, name_questions, read_bank
+from citavial.build.content.practice import bank_json, cited_ref, name_questions, read_bank
 from citavial.build.content.practice import prose_items as practice_prose
 from citavial.build.content.prose import check_prose
 from citavial.build.corpus.images import DIR as IMAGES_DIR
@@ -23,14 +23,21 @@ from citavial.build.corpus.images import local_images
 from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.errors import BuildErrors
 from citavial.build.gate.deeplinks import write_page_links
-from citavial.build.gate.verify import Pages, build_allowlist, check_quote, gate_counts, verify
+from citavial.build.gate.verify import (
+    Pages,
+    build_allowlist,
+    check_quote,
+    gate_counts,
+    regulation_for,
+    verify,
+)
 from citavial.build.index.collect import collect
 from citavial.build.index.embed import corpus_model, load_embedder
 from citavial.build.index.make import DEV_INDEX_DIR, Analysis, build_index, promoted_hooks
 from citavial.build.ingest import load_regulation
 from citavial.build.ingest.markdown import load_norms
 from citavial.build.models import ALLOWLIST_SCHEMA, NORM, Citation, Regulation
-from citavial.build.refs import RefError, parse_ref
+from citavial.build.refs import RefError
 from citavial.build.renames import FILE_NAME as RENAMES_FILE
 from citavial.build.render.changes import by_date, change_id, passage_changed, unit_changes
 from citavial.build.render.figures import collect_figures
@@ -88,13 +95,20 @@ def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
     quote with the build's own gate."""
     reg = load_regulation(corpus_dir, as_of)
     try:
-        canonical, err = parse_ref(ref), ""
+        canonical, err = cited_ref(ref), ""
     except RefError as exc:
         canonical, err = ref, str(exc)
     cit = Citation("<command line>", 1, canonical, text, err)
+    norm = canonical.partition("#")[0]
+    # another norm's ref (RDL-6/2015#anexoII.r10) is judged on that norm's pages alone
+    others = () if norm == NORM or err else tuple(
+        r for r in load_norms(Path(corpus_dir), as_of).values() if norm_of(r).prefix == norm)
     with tempfile.TemporaryDirectory() as tmp:
-        render(reg, Path(site_src), Path(tmp))
-        check = check_quote(reg, Pages(Path(tmp)), cit)
+        if others:
+            render_norm(others[0], Path(site_src), Path(tmp))
+        else:
+            render(reg, Path(site_src), Path(tmp))
+        check = check_quote(regulation_for(canonical, reg, others), Pages(Path(tmp)), cit)
     if check.reason:
         return False, f"{canonical} «{text}»: {check.reason}"
     return True, f"ok: {canonical} «{text}» → {check.url}"

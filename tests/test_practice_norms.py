@@ -98,6 +98,34 @@ def test_other_norm_items_pass_the_gate_on_their_norms_pages(bank, reg, others, 
     assert checked >= 30
 
 
+@pytest.mark.parametrize("ref, quote, code", [
+    pytest.param("RDL-6/2015#anexoII.r14", "14. No mantener la distancia de seguridad con el "
+                 "vehículo que le precede. | 4", "", id="ley-row-ok"),
+    pytest.param("RD-818/2009#art10", "dentro del plazo de veinte días", "not-found",
+                 id="conductores-fabricated"),
+    pytest.param("RDL-7/2015#art1", "dentro del plazo de veinte días", "ref-unknown",
+                 id="unknown-norm"),
+])
+def test_verify_quote_cli_judges_other_norms(capsys, reg, others, built_site, ref, quote, code):
+    """`citavial verify-quote` takes another norm's full ref, as the practice bank does, and
+    prints the gate's own verdict (the deep link on that norm's page, or the reason)."""
+    from citavial.build.models import Citation
+    from citavial.worker.cli import main
+
+    assert main(["verify-quote", ref, quote, "--as-of", AS_OF.isoformat()]) == (1 if code else 0)
+    out = capsys.readouterr()
+    try:
+        cit = Citation("<command line>", 1, cited_ref(ref), quote)
+    except RefError as err:
+        cit = Citation("<command line>", 1, ref, quote, str(err))
+    check = check_quote(regulation_for(cit.ref, reg, others), Pages(built_site), cit)
+    assert check.code_str == code
+    if code:
+        assert check.reason in out.err
+    else:
+        assert out.out.strip().endswith(f"→ {check.url}")
+
+
 def _break(site, name: str, qid: str, key: str, old: str, new: str) -> int:
     """Replace ``old`` by ``new`` in question ``qid``'s ``key`` line; return that line's number."""
     path = site / "practice" / name

@@ -178,9 +178,8 @@ def cited_ref(raw: str) -> str:
     try:
         return str(Ref.parse(raw))
     except RefError as exc:
-        raise RefError(f"{exc}; in the practice bank write the Reglamento's refs without a "
-                       f"prefix ('art48.1.b') and another norm's in full "
-                       f"('RDL-6/2015#anexoII.r10')") from None
+        raise RefError(f"{exc}; write the Reglamento's refs without a prefix ('art48.1.b') "
+                       f"and another norm's in full ('RDL-6/2015#anexoII.r10')") from None
 
 
 def link_label(ref: str) -> str:
