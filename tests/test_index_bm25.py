@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from citavial.build.index.bm25 import EPSILON, K1, B, build_bm25
+from citavial.build.index.bm25 import EPSILON, K1, B, build_bm25, build_bm25_parts
 
 
 def brute_force(docs, query, k1=K1, b=B, eps=EPSILON):
@@ -128,3 +128,27 @@ def test_vectorised_matrix_is_bit_identical_to_rank_bm25(docs):
     assert m.indptr.tobytes() == indptr.tobytes()
     assert m.docs.tobytes() == rows.tobytes()
     assert m.weights.tobytes() == weights.tobytes()
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.lists(st.sampled_from("abcdefg"), min_size=0, max_size=6), min_size=2,
+                max_size=10),
+       st.integers(min_value=1, max_value=9),
+       st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=4))
+def test_parts_score_as_separate_collections(docs, cut, query):
+    """Each norm is its own collection: the merged matrix scores every document exactly as the
+    BM25 of its own part does (a term absent from a part scores 0 there)."""
+    cut = min(cut, len(docs) - 1)
+    merged = build_bm25_parts(docs, ["RGC"] * cut + ["Ley"] * (len(docs) - cut))
+    expected = []
+    for part in (docs[:cut], docs[cut:]):
+        m = build_bm25(part)
+        expected.append(m.score([m.term_ids()[t] for t in query if t in m.term_ids()]))
+    ids = merged.term_ids()
+    got = merged.score([ids[t] for t in query if t in ids])
+    assert np.array_equal(got, np.concatenate(expected))
+
+
+def test_parts_must_be_contiguous():
+    with pytest.raises(ValueError, match="contiguous"):
+        build_bm25_parts([["a"], ["b"], ["a"]], ["RGC", "Ley", "RGC"])

@@ -86,3 +86,30 @@ def _idf(flat: np.ndarray, nd: np.ndarray, n_docs: int, epsilon: float) -> np.nd
         total += float(idf[t])
     idf[idf < 0] = epsilon * (total / len(nd))
     return idf
+
+
+def build_bm25_parts(docs: Sequence[Sequence[str]], parts: Sequence[str], k1: float = K1,
+                     b: float = B, epsilon: float = EPSILON) -> Bm25Matrix:
+    """One matrix over ``docs`` whose weights are those of a separate BM25 per part (each
+    norm is its own collection: its idf and average length are its own, so adding a norm never
+    changes how the others' passages rank among themselves). A part's documents must be
+    contiguous in ``docs``; the merged postings keep documents ascending within each term."""
+    bounds = [0] + [i for i in range(1, len(parts)) if parts[i] != parts[i - 1]] + [len(parts)]
+    if len(set(parts[lo] for lo in bounds[:-1])) != len(bounds) - 1:
+        raise ValueError("build_bm25_parts: each part's documents must be contiguous")
+    pieces = [(lo, build_bm25(docs[lo:hi], k1, b, epsilon)) for lo, hi in zip(bounds, bounds[1:], strict=False)]
+    vocab = tuple(sorted({t for _, m in pieces for t in m.vocab}))
+    gid = {t: i for i, t in enumerate(vocab)}
+    terms, rows, weights = [], [], []
+    for lo, m in pieces:
+        counts = np.diff(m.indptr.astype(np.int64))
+        local = np.repeat(np.arange(len(m.vocab), dtype=np.int64), counts)
+        terms.append(np.array([gid[t] for t in m.vocab], dtype=np.int64)[local])
+        rows.append(m.docs.astype(np.int64) + lo)
+        weights.append(m.weights)
+    term, row, weight = np.concatenate(terms), np.concatenate(rows), np.concatenate(weights)
+    order = np.lexsort((row, term))
+    indptr = np.zeros(len(vocab) + 1, dtype=np.int32)
+    indptr[1:] = np.cumsum(np.bincount(term, minlength=len(vocab)))
+    return Bm25Matrix(vocab=vocab, indptr=indptr, docs=row[order].astype(np.int32),
+                      weights=weight[order].astype(np.float32), n_docs=len(docs))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from citavial.build.models import AllowlistEntry, SearchHit, SearchResult
@@ -77,7 +77,7 @@ class Reading:
     span: Span | None
     decision: Decision
     choice: Verdict | None = None
-    extra: dict = field(default_factory=dict)
+    retrieved: int = 0   # how many of ``entries`` the search returned (the rest: expansion)
 
 
 def read(text: str, deps: Deps, reader: Reader) -> Reading:
@@ -103,7 +103,7 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     choice = None
     if decision.outcome == ANSWER and span is not None and q.options:
         choice = _judge(q, span, entries)
-    return Reading(q, result, entries, span, decision, choice, {"retrieved": len(retrieved)})
+    return Reading(q, result, entries, span, decision, choice, len(retrieved))
 
 
 def _deeper_tables(ranked: Sequence[SearchHit], deps: Deps, reader: Reader,
@@ -150,7 +150,7 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
         if sign is not None:   # a question about a sign itself (worker/answer/signq.py)
             yield from _sign_reply(sign, r, deps, reader, lat, ms)
             return
-        retrieved = list(r.entries[:r.extra["retrieved"]])
+        retrieved = list(r.entries[:r.retrieved])
         shown: list[AllowlistEntry] = {ANSWER: retrieved, UNSURE: retrieved[:SOURCES]}.get(
             r.decision.outcome, [])
         lat["sources"] = ms()

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from citavial.build.errors import BuildError
-from citavial.build.index.bm25 import build_bm25
+from citavial.build.index.bm25 import build_bm25, build_bm25_parts
 from citavial.build.index.collect import collect, contexts, groups
 from citavial.build.index.embed import load_embedder
 from citavial.build.index.hooks import (
@@ -26,7 +26,7 @@ from citavial.build.index.hooks import (
     promoted_hooks,
 )
 from citavial.build.index.make.analysis import Analysis
-from citavial.build.index.query.lexical import build_lexical
+from citavial.build.index.query.lexical import build_lexical, norms_of
 from citavial.build.index.query.search import Settings
 from citavial.build.index.signmatch import sign_json, sign_table
 from citavial.build.index.store import write_index
@@ -108,8 +108,8 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
     units = list(dict.fromkeys(p.unit_ref for p in passages))
     unit_row = {u: i for i, u in enumerate(units)}
     terms = analysis.terms
-    bm = build_bm25([terms(f"{p.label}. {p.title}") + terms(ctx[p.ref]) + terms(p.text)
-                     for p in passages])
+    bm = build_bm25_parts([terms(f"{p.label}. {p.title}") + terms(ctx[p.ref]) + terms(p.text)
+                           for p in passages], norms_of(passages))
     hbm = build_bm25([terms(h.question) for h in hooks])
     pvec = analysis.encode([f"{p.title} {ctx[p.ref]} {p.text}" for p in passages])
     hvec = analysis.encode([h.question for h in hooks])

@@ -19,9 +19,10 @@ The ranking is defined on integers so that site_src/static/search.js reproduces 
   for "inadecuada", "desobedecer" — to the same for the word without its negation prefix;
   words that only point at a picture ("imagen", "foto") are dropped;
 * a passage's score is the sum of its integer BM25 weights (weight × ``SCALE``, rounded) over
-  the question's terms; ties go to the ref (ascending); a passage of another norm than the
-  Reglamento has its weights scaled by ``OTHER_NORM_PRIOR`` at build time (so the page's script
-  needs no rule of its own);
+  the question's terms; ties go to the ref (ascending). Each norm is its own BM25 collection
+  (its own idf and average length: adding a norm leaves the others' rankings as they were), and
+  a passage of another norm than the Reglamento has its weights scaled by ``OTHER_NORM_PRIOR``
+  at build time (so the page's script needs no rule of its own);
 * roll-up: the first ``HEAD`` places hold at most one passage per group (an article, or a
   subheaded section of a long annex), except the top group, which may hold ``FIRST_UNIT`` —
   the answer is often the neighbouring apartado of the best one;
@@ -38,7 +39,7 @@ import numpy as np
 
 from citavial.build import patterns as P
 from citavial.build.index import signmatch
-from citavial.build.index.bm25 import build_bm25
+from citavial.build.index.bm25 import build_bm25_parts
 from citavial.build.index.collect import groups
 from citavial.build.index.hooks import Hook
 from citavial.build.models import NORM, Passage
@@ -60,7 +61,7 @@ ROMANS = {"i": "I", "ii": "II", "iii": "III", "iv": "IV"}
 # outrank the Reglamento's answer. 0.8 is the largest prior that keeps the Reglamento's article
 # recall@1/@5 on the real bank's dev split at their best while sending the most questions of a
 # licence/points/sanctions/ITV hint to another norm (tests/bench/bench_norm_prior.py).
-OTHER_NORM_PRIOR = 0.8
+OTHER_NORM_PRIOR = 0.65
 
 
 def _tokens(text: str) -> list[str]:
@@ -187,7 +188,7 @@ def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
     for h in hooks:
         extra.setdefault(h.ref, []).append(h.question)
     texts = [document(p, ctx[p.ref], extra.get(p.ref, [])) for p in passages]
-    bm = build_bm25([terms_of(t) for t in texts])
+    bm = build_bm25_parts([terms_of(t) for t in texts], norms_of(passages))
     stem_id = {t: i for i, t in enumerate(bm.vocab)}
     forms: dict[str, int] = {}
     for tok in set().union(*(forms_of(t) for t in texts)):
@@ -207,6 +208,11 @@ def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
             "negation": list(NEGATION), "min_prefix": MIN_PREFIX, "head": HEAD,
             "first_unit": FIRST_UNIT, "stems": list(bm.vocab), "forms": dict(sorted(forms.items())),
             "postings": postings, "groups": [group_row[k] for k in keys]}
+
+
+def norms_of(passages: Sequence[Passage]) -> list[str]:
+    """Each passage's norm: the collection its BM25 statistics come from (bm25.build_bm25_parts)."""
+    return [Ref.parse(p.ref).norm for p in passages]
 
 
 def postings_arrays(data: Mapping[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
