@@ -147,16 +147,16 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         for other in others:
             pages += render_norm(other, site_src, stage, base_url=base_url, images=images)
         t2 = time.perf_counter()
+        site_pages = Pages(stage)   # each page read once, for the gate and the row links
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only,
-                                       others=others)
+                                       others=others, pages=site_pages)
         except BuildErrors as exc:
             raise BuildErrors(name_questions(exc.errors + findings, bank)) from None
         if findings:
             raise BuildErrors(name_questions(findings, bank))
-        norm_pages = Pages(stage)
         for other in others:
-            allowlist += build_allowlist(other, norm_pages, other.source.html_url)
+            allowlist += build_allowlist(other, site_pages, other.source.html_url)
         t3 = time.perf_counter()
         links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
         gate = gate_counts(checks, allowlist)
@@ -179,7 +179,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         if renames.is_file():   # `citavial mcp` reads only dist/
             write_staged_bytes(stage / RENAMES_FILE, renames.read_bytes())
         for norm_reg in (reg, *others):
-            write_page_links(norm_reg, stage, allowlist)
+            write_page_links(norm_reg, stage, allowlist, site_pages)
         # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
         rgc = [e for e in allowlist if e.norm == NORM]
         signs_page = _signs_page(texto, rgc)

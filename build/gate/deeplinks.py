@@ -19,13 +19,14 @@ from citavial.build.refs import anchor
 from citavial.build.render.pages import deeplinks_script as script_name
 
 
-def page_links(reg: Regulation, site_dir: Path,
-               allowlist: list[AllowlistEntry]) -> dict[str, dict[str, dict]]:
-    """{page: {"passages": {anchor: url}, "rows": {table anchor: [url or "" per row]}}}."""
+def page_links(reg: Regulation, site_dir: Path, allowlist: list[AllowlistEntry],
+               pages: Pages | None = None) -> dict[str, dict[str, dict]]:
+    """{page: {"passages": {anchor: url}, "rows": {table anchor: [url or "" per row]}}}.
+    ``pages``: the pages the gate already read (else they are read from ``site_dir``)."""
     out: dict[str, dict[str, dict]] = {u.page: {"passages": {}, "rows": {}} for u in reg.units}
     for e in allowlist:
         out[e.page]["passages"][e.anchor] = e.url
-    pages = Pages(site_dir)
+    pages = Pages(site_dir) if pages is None else pages
     for unit in reg.units:
         for block in unit.passages:
             if block.kind != "table" or block.table is None or block.ref is None:
@@ -42,12 +43,14 @@ def page_links(reg: Regulation, site_dir: Path,
     return out
 
 
-def write_page_links(reg: Regulation, site_dir: Path, allowlist: list[AllowlistEntry]) -> int:
-    """Write every page's script into the staging directory; return the number of row links."""
+def write_page_links(reg: Regulation, site_dir: Path, allowlist: list[AllowlistEntry],
+                     read: Pages | None = None) -> int:
+    """Write every page's script into the staging directory; return the number of row links.
+    ``read``: the pages the gate already read (else they are read from ``site_dir``)."""
     rows = 0
     pages = {u.page for u in reg.units}
     mine = [e for e in allowlist if e.page in pages]
-    for page, links in sorted(page_links(reg, site_dir, mine).items()):
+    for page, links in sorted(page_links(reg, site_dir, mine, read).items()):
         rows += sum(1 for urls in links["rows"].values() for u in urls if u)
         links = _from_page(page, links)
         write_staged(Path(site_dir) / script_name(page), "window.CITAVIAL_LINKS = " + json.dumps(

@@ -9,7 +9,6 @@ it holds, so any change of content or as-of date is a new cache and two builds n
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pathlib import Path
 from citavial.build.atomic import write_staged
 from citavial.build.errors import BuildError
 from citavial.build.models import Regulation
-from citavial.build.web.assets import NOT_SERVED
+from citavial.build.web.assets import NOT_SERVED, gzip9
 
 THEME = "#0b5cad"
 MANIFEST = "manifest.webmanifest"
@@ -74,8 +73,9 @@ def precache_files(stage: Path) -> list[str]:
     return files
 
 
-def write_service_worker(stage: Path, site_src: Path, reg: Regulation,
-                         as_of_text: str) -> Precache:
+def write_service_worker(stage: Path, site_src: Path, reg: Regulation, as_of_text: str,
+                         memo: dict[bytes, bytes] | None = None) -> Precache:
+    """Write sw.js with the precache list; ``memo``: see assets.gzip9."""
     files = precache_files(stage)
     digest = hashlib.sha256()
     raw = packed = 0
@@ -83,7 +83,7 @@ def write_service_worker(stage: Path, site_src: Path, reg: Regulation,
         data = (stage / rel).read_bytes()
         digest.update(rel.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
         raw += len(data)
-        packed += min(len(data), len(gzip.compress(data, compresslevel=9, mtime=0)))
+        packed += min(len(data), len(gzip9(data, memo)))
     pre = Precache(digest.hexdigest()[:12], tuple(files), raw, packed)
     source = Path(site_src) / "pwa" / "sw.js"
     code = source.read_text("utf-8")

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from citavial.build.gate.fragments.textmodel import Block, PageText
@@ -107,9 +108,13 @@ def _term(raw: str | None, strict: bool = True) -> _Term | None:
     return _Term(normalize(raw), core if strict else None, lead, trail)
 
 
-def _ws_runs(text: str) -> list[str]:
-    """The whitespace runs of ``text``, each as classes: t(ab), n(ewline), s(pace-like)."""
-    return [m.group().translate(_WS_CLASSES) for m in _WS_RUN.finditer(text)]
+def _ws_runs(text: str) -> str:
+    """The whitespace runs of ``text``, each as classes: t(ab), n(ewline), s(pace-like), joined
+    by "|" (runs are never empty, so equal strings mean equal runs; one translate per call)."""
+    return "|".join(_WS_RUN.findall(text)).translate(_WS_CLASSES)
+
+
+_term_runs = lru_cache(maxsize=4096)(_ws_runs)   # a term is checked at each of its occurrences
 
 
 def _ws_ok(page: PageText, term: _Term, i: int, j: int) -> bool:
@@ -117,8 +122,10 @@ def _ws_ok(page: PageText, term: _Term, i: int, j: int) -> bool:
     b = page.block_at(i)
     block, base = page.blocks[b], page.starts[b]
     s, e = _text_offset(block, i - base, False), _text_offset(block, j - base, True)
-    if _ws_runs(term.raw or "") != _ws_runs(block.text[s:e]):
+    if _term_runs(term.raw or "") != _ws_runs(block.text[s:e]):
         return False
+    if not term.lead and not term.trail:
+        return True   # what follows compares "" with "" then
     before = block.text[max(s - len(term.lead), 0):s] if term.lead else ""
     after = block.text[e:e + len(term.trail)] if term.trail else ""
     return _ws_runs(before) == _ws_runs(term.lead) and _ws_runs(after) == _ws_runs(term.trail) \
@@ -140,6 +147,28 @@ def _find(page: PageText, term: _Term, pos: int, start_bounded: bool, end_bounde
                 term.raw is None or _ws_ok(page, term, i, j)):
             return i, j
         pos = i + 1
+
+
+class _Seek:
+    """``_find`` of one term with fixed bounds, remembering its last answer: validity does not
+    depend on where a search starts, so any start between the last one and the match it found
+    (or any later start, when it found none) has that same answer. A directive re-searches its
+    start term after every prefix occurrence; most of those searches are answered here."""
+
+    __slots__ = ("page", "term", "start_bounded", "end_bounded", "_from", "_hit")
+
+    def __init__(self, page: PageText, term: _Term, start_bounded: bool, end_bounded: bool):
+        self.page, self.term = page, term
+        self.start_bounded, self.end_bounded = start_bounded, end_bounded
+        self._from: int = -1
+        self._hit: tuple[int, int] | None = None
+
+    def __call__(self, pos: int) -> tuple[int, int] | None:
+        if 0 <= self._from <= pos and (self._hit is None or pos <= self._hit[0]):
+            return self._hit
+        self._from = pos
+        self._hit = _find(self.page, self.term, pos, self.start_bounded, self.end_bounded)
+        return self._hit
 
 
 def _skip_space(page: PageText, pos: int) -> int | None:
@@ -236,51 +265,56 @@ def _match_span(page: PageText, d: TextDirective) -> tuple[int, int] | None:
     if start is None:
         return None
     must_end = end is not None or suffix is None
+    seek_prefix = None if prefix is None else _Seek(page, prefix, True, False)
+    seek_start = _Seek(page, start, prefix is None, must_end)
+    seek_end = None if end is None else _Seek(page, end, True, suffix is None)
+    seek_suffix = None if suffix is None else _Seek(page, suffix, False, True)
     search = 0
     while True:
-        if prefix is not None:
-            hit = _find(page, prefix, search, True, False)
+        if seek_prefix is not None:
+            hit = seek_prefix(search)
             if hit is None:
                 return None
             search = hit[0] + 1
             at = _skip_space(page, hit[1])
             if at is None:
                 return None
-            found = _find(page, start, at, False, must_end)
+            found = seek_start(at)
             if found is None:
                 return None
             if found[0] != at or start.lead:
                 continue
         else:
-            found = _find(page, start, search, True, must_end)
+            found = seek_start(search)
             if found is None:
                 return None
             search = found[0] + 1
-        span = _extend(page, found, end, suffix)
+        span = _extend(page, found, seek_end, seek_suffix)
         if span != "continue":
             return span
 
 
-def _extend(page: PageText, found: tuple[int, int], end: _Term | None, suffix: _Term | None):
+def _extend(page: PageText, found: tuple[int, int], seek_end: _Seek | None,
+            seek_suffix: _Seek | None):
     """Apply the end term and suffix to a start match: a span, None, or "continue"."""
     begin, stop = found
     end_from = stop
     while True:
-        if end is not None:
-            hit = _find(page, end, end_from, True, suffix is None)
+        if seek_end is not None:
+            hit = seek_end(end_from)
             if hit is None:
                 return None
             stop = hit[1]
-        if suffix is None:
+        if seek_suffix is None:
             return begin, stop
         at = _skip_space(page, stop)
         if at is None:
             return None
-        hit = _find(page, suffix, at, False, True)
+        hit = seek_suffix(at)
         if hit is None:
             return None
-        if hit[0] == at and not suffix.lead:
+        if hit[0] == at and not seek_suffix.term.lead:
             return begin, stop
-        if end is None:
+        if seek_end is None:
             return "continue"
         end_from = stop

@@ -132,6 +132,8 @@ class PageText:
 
     def extent(self, element_id: str) -> tuple[int, int] | None:
         """``joined`` offsets [start, end) spanned by the text inside the element with that id."""
+        if element_id in self._extents:   # a table's extent is asked once per row
+            return self._extents[element_id]
         serial = self.serial(element_id)
         if serial is None:
             return None
@@ -145,7 +147,12 @@ class PageText:
             base = self.starts[block.index]
             lo = base + bounds[0] if lo is None else lo
             hi = base + bounds[1]
-        return None if lo is None else (lo, hi)
+        self._extents[element_id] = None if lo is None else (lo, hi)
+        return self._extents[element_id]
+
+    @cached_property
+    def _extents(self) -> dict[str, tuple[int, int] | None]:
+        return {}
 
 
 def _block_extent(block: Block, serial: int) -> tuple[int, int] | None:
