@@ -128,7 +128,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     site_src = Path(site_src)
     base_url = normalize_base_url(base_url)
     reg = load_regulation(corpus_dir, as_of)
-    others = tuple(load_norms(Path(corpus_dir), as_of).values())
+    others = tuple(load_norms(Path(corpus_dir), as_of, cache_dir).values())
     guides = [] if regulation_only else read_guides(site_src / "content")
     bank = [] if regulation_only else read_bank(site_src / "practice")
     citations = [c for g in guides for c in g.citations] + [c for q in bank for c in q.citations]

@@ -1,17 +1,21 @@
-"""Build caches (issue 27): the index's embeddings are kept in the user's cache between builds
-(build/index/make/analysis.py) and a cached build writes the very bytes of an uncached one."""
+"""Build caches (issue 27): the index's embeddings (build/index/make/analysis.py) and the tables
+read from RD 818/2009's PDF (build/ingest/markdown/pdftables.py) are kept in the user's cache
+between builds, and a cached build writes the very bytes of an uncached one."""
 
 from __future__ import annotations
 
 import re
+import shutil
 
 import numpy as np
 import pytest
 from support import AS_OF, CORPUS, SITE_SRC, tree_hash
 
+from citavial.build.corpus.norms import verify_norms
 from citavial.build.index.embed import corpus_model, load_embedder
 from citavial.build.index.hooks import load_hooks, promoted_hooks
 from citavial.build.index.make.analysis import CACHE_PREFIX, Analysis
+from citavial.build.ingest.markdown import pdftables
 
 TEXTS = ["¿Puedo adelantar en un paso de peatones?", "Circular por el arcén",
          "¿Puedo adelantar en un paso de peatones?", "zzz qqq", ""]
@@ -99,3 +103,40 @@ def test_cached_build_is_byte_identical_to_an_uncached_one(built_site, tmp_path)
     n_passages = int(re.search(r"(\d+) citable passages", report).group(1))
     assert 0 < embedded <= n_passages < fill.embedded
     assert tree_hash(tmp_path / "dist") == tree_hash(built_site)
+
+
+_NEEDS_POPPLER = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
+
+
+@_NEEDS_POPPLER
+def test_pdf_tables_come_back_from_the_cache_unchanged(tmp_path, monkeypatch):
+    """The RD 818/2009 tables read from its PDF are kept by the PDF's hash: the second read is
+    the first's, and no page is read from the PDF again."""
+    pdf = verify_norms(CORPUS)["RD-818/2009"].pdf
+    assert pdf is not None
+    pages = [12, 13]
+    first = pdftables.read_tables(pdf, pages, tmp_path)
+    assert first == {p: pdftables.page_tables(pdf, p) for p in pages}
+    assert [p.name.startswith("pdftables-") for p in tmp_path.iterdir()] == [True]
+
+    def no_poppler(*_args):
+        raise AssertionError("a cached page was read from the PDF again")
+
+    monkeypatch.setattr(pdftables, "page_tables", no_poppler)
+    assert pdftables.read_tables(pdf, pages, tmp_path) == first
+
+
+@_NEEDS_POPPLER
+@pytest.mark.parametrize("content", [
+    pytest.param("", id="empty-file"),
+    pytest.param('{"12": [[["x"]]]', id="truncated-json"),
+    pytest.param('{"99": []}', id="other-pages"),
+])
+def test_unreadable_pdf_tables_cache_is_read_again_not_an_error(tmp_path, content):
+    pdf = verify_norms(CORPUS)["RD-818/2009"].pdf
+    assert pdf is not None
+    expected = pdftables.read_tables(pdf, [12], None)
+    pdftables.read_tables(pdf, [12], tmp_path)
+    (cache,) = tmp_path.iterdir()
+    cache.write_text(content, encoding="utf-8")
+    assert pdftables.read_tables(pdf, [12], tmp_path) == expected

@@ -17,7 +17,7 @@ from pathlib import Path
 from citavial.build.atomic import write_staged
 from citavial.build.errors import BuildError
 from citavial.build.models import Regulation
-from citavial.build.web.assets import NOT_SERVED, gzip9
+from citavial.build.web.assets import NOT_SERVED, gzip_all
 
 THEME = "#0b5cad"
 MANIFEST = "manifest.webmanifest"
@@ -75,15 +75,15 @@ def precache_files(stage: Path) -> list[str]:
 
 def write_service_worker(stage: Path, site_src: Path, reg: Regulation, as_of_text: str,
                          memo: dict[bytes, bytes] | None = None) -> Precache:
-    """Write sw.js with the precache list; ``memo``: see assets.gzip9."""
+    """Write sw.js with the precache list; ``memo``: see assets.gzip_all."""
     files = precache_files(stage)
     digest = hashlib.sha256()
+    datas = [(stage / rel).read_bytes() for rel in files]
     raw = packed = 0
-    for rel in files:
-        data = (stage / rel).read_bytes()
+    for rel, data, gz in zip(files, datas, gzip_all(datas, memo), strict=True):
         digest.update(rel.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
         raw += len(data)
-        packed += min(len(data), len(gzip9(data, memo)))
+        packed += min(len(data), len(gz))
     pre = Precache(digest.hexdigest()[:12], tuple(files), raw, packed)
     source = Path(site_src) / "pwa" / "sw.js"
     code = source.read_text("utf-8")

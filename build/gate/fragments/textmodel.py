@@ -62,7 +62,6 @@ from citavial.build.normalize import normalize_with_map
 __all__ = ["Block", "PageText", "read_page"]
 
 
-
 @dataclass(frozen=True, repr=False)
 class Block:
     """One block of rendered text: terms never straddle two blocks."""
@@ -151,7 +150,7 @@ class PageText:
         return self._extents[element_id]
 
     @cached_property
-    def _extents(self) -> dict[str, tuple[int, int] | None]:
+    def _extents(self) -> dict[str, tuple[int, int] | None]:   # filled by extent()
         return {}
 
 

@@ -31,7 +31,7 @@ from citavial.build.ingest import LICENSE
 from citavial.build.ingest.markdown.lines import Item, scan
 from citavial.build.ingest.markdown.missing import add_missing_tables
 from citavial.build.ingest.markdown.norms import NORMS, spec
-from citavial.build.ingest.markdown.pdftables import TABLES, recover
+from citavial.build.ingest.markdown.pdftables import TABLES, read_tables, recover
 from citavial.build.ingest.markdown.units import Walk
 from citavial.build.models import Regulation, Source
 
@@ -54,17 +54,23 @@ def source_of(copy: NormCopy) -> Source:
                   license=LICENSE)
 
 
-def ingest_report(copy: NormCopy, as_of: date) -> tuple[Regulation, IngestReport]:
-    """The Regulation of one verified copy, and what its ingest skipped."""
+def ingest_report(copy: NormCopy, as_of: date,
+                  cache_dir: Path | None = None) -> tuple[Regulation, IngestReport]:
+    """The Regulation of one verified copy, and what its ingest skipped. ``cache_dir`` keeps
+    the tables read from the PDF between builds (pdftables.read_tables)."""
     norm_spec = spec(copy.norm)
     text = copy.markdown.read_text(encoding="utf-8")
     walk = Walk(spec=norm_spec)
-    for table_spec in TABLES.get(copy.norm, ()):
+    specs = TABLES.get(copy.norm, ())
+    if specs:
         if copy.pdf is None:
-            raise BuildError(str(copy.markdown), f"{copy.norm} needs its PDF for {table_spec}",
+            raise BuildError(str(copy.markdown), f"{copy.norm} needs its PDF for {specs[0]}",
                              "list the PDF in corpus/norms/MANIFEST.json")
-        walk.recovered.setdefault(table_spec.unit, []).append(
-            (table_spec.after, recover(table_spec, copy.pdf)))
+        pages = sorted({page for table_spec in specs for page, _ in table_spec.parts})
+        read = read_tables(copy.pdf, pages, cache_dir)
+        for table_spec in specs:
+            walk.recovered.setdefault(table_spec.unit, []).append(
+                (table_spec.after, recover(table_spec, copy.pdf, read)))
     walk.run(scan(text, str(copy.markdown)))
     units = add_missing_tables(norm_spec.norm, tuple(walk.units))
     # ``as_of`` is recorded, not applied: the copy has one wording per block and no dates.
@@ -74,12 +80,13 @@ def ingest_report(copy: NormCopy, as_of: date) -> tuple[Regulation, IngestReport
     return reg, IngestReport(norm=copy.norm, expired=tuple(walk.expired))
 
 
-def ingest_norm(copy: NormCopy, as_of: date) -> Regulation:
+def ingest_norm(copy: NormCopy, as_of: date, cache_dir: Path | None = None) -> Regulation:
     """One norm's Regulation as the copy has it (see :func:`ingest_report`)."""
-    return ingest_report(copy, as_of)[0]
+    return ingest_report(copy, as_of, cache_dir)[0]
 
 
-def load_norms(corpus_dir: Path, as_of: date) -> dict[str, Regulation]:
+def load_norms(corpus_dir: Path, as_of: date,
+               cache_dir: Path | None = None) -> dict[str, Regulation]:
     """Verify corpus/norms/ and ingest every Markdown norm, keyed by ref prefix."""
     copies = verify_norms(corpus_dir)
-    return {norm: ingest_norm(copies[norm], as_of) for norm in NORMS if norm in copies}
+    return {norm: ingest_norm(copies[norm], as_of, cache_dir) for norm in NORMS if norm in copies}

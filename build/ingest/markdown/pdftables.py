@@ -10,13 +10,17 @@ forty lines on top of poppler, which the fidelity tests need anyway.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import re
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from citavial.build.atomic import write_text
 from citavial.build.errors import BuildError
 from citavial.build.models import Cell, Table
 
@@ -58,16 +62,18 @@ TABLES: dict[str, tuple[TableSpec, ...]] = {
 }
 
 
-def _poppler(args: list[str], pdf: Path) -> str:
+def _poppler(args: list[str], pdf: Path | None, stderr: bool = False) -> str:
+    """A poppler tool's output on ``pdf`` (None: no file, e.g. ``-v``; ``stderr``: that one's)."""
+    files = [] if pdf is None else [str(pdf), "-"]
     try:
-        done = subprocess.run(args + [str(pdf), "-"], capture_output=True, check=True, timeout=60)
+        done = subprocess.run(args + files, capture_output=True, check=True, timeout=60)
     except FileNotFoundError:
         raise BuildError(args[0], "is not installed; RD 818/2009's tables are read from its PDF",
                          "install poppler-utils (apt-get install poppler-utils)") from None
     except subprocess.CalledProcessError as exc:
         raise BuildError(str(pdf), f"{args[0]} failed: {exc.stderr.decode(errors='replace')[:200]}",
                          "restore the PDF (corpus/norms/PROVENANCE.md)") from None
-    return done.stdout.decode("utf-8")
+    return (done.stderr if stderr else done.stdout).decode("utf-8")
 
 
 def _rules(pdf: Path, page: int) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
@@ -117,11 +123,45 @@ def _bands(vertical: list[tuple[float, float, float]]) -> list[tuple[float, floa
     return [(a, b) for a, b in bands]
 
 
+_Grid = list[tuple[int, int, int, int, str]]   # one table: (row, col, rowspan, colspan, text)
+_CACHE_PREFIX = "pdftables-"
+
+
+def read_tables(pdf: Path, pages: list[int], cache_dir: Path | None = None) -> dict[int, list[_Grid]]:
+    """``page_tables`` of each page: from ``cache_dir`` when it holds them for this PDF's bytes,
+    this poppler and this module's code; else read side by side (each page is two poppler runs,
+    mostly spent waiting on them) and cached. A missing or unreadable cache file is ignored."""
+    path = None if cache_dir is None else Path(cache_dir) / f"{_CACHE_PREFIX}{_cache_key(pdf)}.json"
+    if path is not None:
+        try:
+            got = json.loads(path.read_text("utf-8"))
+            return {p: [[tuple(c) for c in t] for t in got[str(p)]] for p in pages}
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    with ThreadPoolExecutor(max_workers=min(4, max(len(pages), 1))) as pool:
+        out = dict(zip(pages, pool.map(lambda p: page_tables(pdf, p), pages), strict=True))
+    if path is not None:
+        write_text(path, json.dumps({str(p): t for p, t in out.items()}, ensure_ascii=False,
+                                    sort_keys=True))
+        for old in path.parent.glob(f"{_CACHE_PREFIX}*.json"):
+            if old != path:   # one PDF's tables per cache, as the index keeps one key
+                old.unlink(missing_ok=True)
+    return out
+
+
+def _cache_key(pdf: Path) -> str:
+    h = hashlib.sha256(Path(pdf).read_bytes())
+    h.update(Path(__file__).read_bytes())
+    h.update(_poppler(["pdftotext", "-v"], None, stderr=True).encode("utf-8"))
+    return h.hexdigest()[:20]
+
+
 @lru_cache(maxsize=16)   # a page holding two tables is read once (the PDF is pinned by sha256)
-def page_tables(pdf: Path, page: int) -> list[list[tuple[int, int, int, int, str]]]:
+def page_tables(pdf: Path, page: int) -> list[_Grid]:
     """Each ruled table of one page, top to bottom, as (row, col, rowspan, colspan, text)."""
-    horizontal, vertical = _rules(pdf, page)
-    words = _words(pdf, page)
+    with ThreadPoolExecutor(max_workers=2) as pool:   # two processes, mostly waited on
+        rules, texts = pool.submit(_rules, pdf, page), pool.submit(_words, pdf, page)
+        (horizontal, vertical), words = rules.result(), texts.result()
     out = []
     for top, bottom in _bands(vertical):
         h = [r for r in horizontal if top - _TOL <= r[0] <= bottom + _TOL]
@@ -187,11 +227,12 @@ def _cell_text(words: list[tuple[float, float, float, float, str]],
     return text
 
 
-def recover(spec: TableSpec, pdf: Path) -> Table:
-    """One table from its pages; the header rows repeated on later pages are dropped."""
+def recover(spec: TableSpec, pdf: Path, read: dict[int, list[_Grid]] | None = None) -> Table:
+    """One table from its pages; the header rows repeated on later pages are dropped.
+    ``read``: the pages' tables already read (see read_tables), else they are read now."""
     rows: list[tuple[Cell, ...]] = []
     for k, (page, index) in enumerate(spec.parts):
-        tables = page_tables(pdf, page)
+        tables = read[page] if read is not None and page in read else page_tables(pdf, page)
         if index >= len(tables):
             raise BuildError(f"{pdf}:page {page}", f"has {len(tables)} ruled tables, {spec} "
                              f"wants table {index}", "check pdftables.TABLES against the PDF")
