@@ -78,6 +78,13 @@ def local_target(page: Path, stage: Path, url: str) -> str | None:
     return None if target == ".." or target.startswith(("../", "/")) else target
 
 
+def _suffix(rel: str) -> str:
+    """``PurePosixPath(rel).suffix``, without building a path for each of ~36,000 URLs."""
+    name = rel.rstrip("/").rpartition("/")[2]
+    i = name.rfind(".")
+    return name[i:] if 0 < i < len(name) - 1 else ""
+
+
 @lru_cache(maxsize=256)
 def _folder(page: Path, stage: Path) -> str | None:
     """The page's folder relative to the stage, "." at its root; None if not below it."""
@@ -94,7 +101,7 @@ def hash_assets(stage: Path, extra: tuple[str, ...] = ()) -> dict[str, str]:
     for page in pages(stage):
         for m in patterns.URL_ATTRIBUTE.finditer(page.read_text("utf-8")):
             target = local_target(page, stage, m.group("url"))
-            if target and PurePosixPath(target).suffix in HASHED_SUFFIXES:
+            if target and _suffix(target) in HASHED_SUFFIXES and target not in wanted:
                 if not (stage / target).is_file():
                     raise BuildError(page.name, f"{m.group('attr')}=\"{m.group('url')}\" "
                                      f"names {target}, which the build did not write",

@@ -33,6 +33,7 @@ the blocks' rendered ``text`` as well.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -150,25 +151,44 @@ def _find(page: PageText, term: _Term, pos: int, start_bounded: bool, end_bounde
 
 
 class _Seek:
-    """``_find`` of one term with fixed bounds, remembering its last answer: validity does not
-    depend on where a search starts, so any start between the last one and the match it found
-    (or any later start, when it found none) has that same answer. A directive re-searches its
-    start term after every prefix occurrence; most of those searches are answered here."""
+    """``_find`` of one term with fixed bounds on one page, remembering its answers: validity
+    does not depend on where a search starts, so a search from any position between an earlier
+    start and the match found from there (or after it, when none was) has that same answer.
+    A page's deep links try many directives with the same terms, and a directive re-searches its
+    start term after every prefix occurrence: most searches are answered here (see _seek)."""
 
-    __slots__ = ("page", "term", "start_bounded", "end_bounded", "_from", "_hit")
+    __slots__ = ("page", "term", "start_bounded", "end_bounded", "_froms", "_hits")
 
     def __init__(self, page: PageText, term: _Term, start_bounded: bool, end_bounded: bool):
         self.page, self.term = page, term
         self.start_bounded, self.end_bounded = start_bounded, end_bounded
-        self._from: int = -1
-        self._hit: tuple[int, int] | None = None
+        self._froms: list[int] = []   # sorted starts of earlier searches
+        self._hits: list[tuple[int, int] | None] = []   # what each found
 
     def __call__(self, pos: int) -> tuple[int, int] | None:
-        if 0 <= self._from <= pos and (self._hit is None or pos <= self._hit[0]):
-            return self._hit
-        self._from = pos
-        self._hit = _find(self.page, self.term, pos, self.start_bounded, self.end_bounded)
-        return self._hit
+        k = bisect.bisect_right(self._froms, pos) - 1
+        if k >= 0:
+            hit = self._hits[k]
+            if hit is None or pos <= hit[0]:
+                return hit
+        hit = _find(self.page, self.term, pos, self.start_bounded, self.end_bounded)
+        self._froms.insert(k + 1, pos)
+        self._hits.insert(k + 1, hit)
+        return hit
+
+
+_MEMO_MAX = 20_000   # entries per page: a build uses at most ~1,000 on one page
+
+
+def _seek(page: PageText, term: _Term, start_bounded: bool, end_bounded: bool) -> _Seek:
+    """The page's one _Seek of ``term`` with these bounds (kept in ``page.memo``)."""
+    key = ("seek", term, start_bounded, end_bounded)
+    found = page.memo.get(key)
+    if found is None:
+        if len(page.memo) >= _MEMO_MAX:   # a worker keeps its pages for every answer
+            page.memo.clear()
+        found = page.memo[key] = _Seek(page, term, start_bounded, end_bounded)
+    return found
 
 
 def _skip_space(page: PageText, pos: int) -> int | None:
@@ -265,10 +285,10 @@ def _match_span(page: PageText, d: TextDirective) -> tuple[int, int] | None:
     if start is None:
         return None
     must_end = end is not None or suffix is None
-    seek_prefix = None if prefix is None else _Seek(page, prefix, True, False)
-    seek_start = _Seek(page, start, prefix is None, must_end)
-    seek_end = None if end is None else _Seek(page, end, True, suffix is None)
-    seek_suffix = None if suffix is None else _Seek(page, suffix, False, True)
+    seek_prefix = None if prefix is None else _seek(page, prefix, True, False)
+    seek_start = _seek(page, start, prefix is None, must_end)
+    seek_end = None if end is None else _seek(page, end, True, suffix is None)
+    seek_suffix = None if suffix is None else _seek(page, suffix, False, True)
     search = 0
     while True:
         if seek_prefix is not None:

@@ -131,8 +131,9 @@ class PageText:
 
     def extent(self, element_id: str) -> tuple[int, int] | None:
         """``joined`` offsets [start, end) spanned by the text inside the element with that id."""
-        if element_id in self._extents:   # a table's extent is asked once per row
-            return self._extents[element_id]
+        key = ("extent", element_id)   # a table's extent is asked once per row
+        if key in self.memo:
+            return self.memo[key]
         serial = self.serial(element_id)
         if serial is None:
             return None
@@ -146,11 +147,11 @@ class PageText:
             base = self.starts[block.index]
             lo = base + bounds[0] if lo is None else lo
             hi = base + bounds[1]
-        self._extents[element_id] = None if lo is None else (lo, hi)
-        return self._extents[element_id]
+        self.memo[key] = None if lo is None else (lo, hi)
+        return self.memo[key]
 
     @cached_property
-    def _extents(self) -> dict[str, tuple[int, int] | None]:   # filled by extent()
+    def memo(self) -> dict:   # answers of pure functions of the page (extent, match._Seek)
         return {}
 
 
