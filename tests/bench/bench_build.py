@@ -1,6 +1,7 @@
 """Benchmark: `citavial build` of the four norms, per stage. Prints figures; asserts nothing.
 
 Run: .venv/bin/python tests/bench/bench_build.py [--runs N] [--only cold|warm|edit] [--no-parts]
+[--no-builds]
 
 1. Whole `citavial build` processes, per stage as the build's summary line reports them
    (median of N, with the process's wall and CPU time): cold (an empty cache folder), warm (the
@@ -172,13 +173,15 @@ def main() -> None:
     ap.add_argument("--as-of", default="2026-11-29")
     ap.add_argument("--only", choices=("cold", "warm", "edit"), help="one scenario only")
     ap.add_argument("--no-parts", action="store_true", help="skip the in-process parts")
+    ap.add_argument("--no-builds", action="store_true", help="skip the build processes")
     args = ap.parse_args()
     as_of = date.fromisoformat(args.as_of)
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, runs={args.runs}; "
           f"{_note()}")
     if not args.no_parts:
         _print_parts([_parts(as_of) for _ in range(args.runs)])
-    _print_scenarios(_scenarios(as_of, args.runs, args.only))
+    if not args.no_builds:
+        _print_scenarios(_scenarios(as_of, args.runs, args.only))
     print(f"at the end: {_note()}")
 
 
