@@ -144,10 +144,21 @@ def _units_by_ref(reg: Regulation) -> dict[Ref, Unit]:
     return hit[1]
 
 
+_SUBTREES: dict[tuple[int, str], tuple[Unit, tuple[Block, ...]]] = {}
+
+
 def subtree(unit: Unit, ref: str) -> list[Block]:
-    """Blocks of ``unit`` that a citation of ``ref`` may quote: the ref and its descendants."""
-    r = Ref.parse(ref)
-    return [b for b in unit.blocks if b.ref and r.contains(Ref.parse(b.ref))]
+    """Blocks of ``unit`` that a citation of ``ref`` may quote: the ref and its descendants.
+    Kept per unit and ref: each row of a table is checked against the table's ref, and a scan
+    of a large annex's blocks per row made the row links quadratic."""
+    hit = _SUBTREES.get((id(unit), ref))
+    if hit is None or hit[0] is not unit:
+        r = Ref.parse(ref)
+        if len(_SUBTREES) >= 1024:
+            _SUBTREES.clear()
+        hit = _SUBTREES[(id(unit), ref)] = (unit, tuple(
+            b for b in unit.blocks if b.ref and r.contains(Ref.parse(b.ref))))
+    return list(hit[1])
 
 
 def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
