@@ -92,6 +92,9 @@ NO_DESDE = re.compile(r"noDesde(\d{8})", re.ASCII)
 # Examples: art48, art82.2, art87.1.b, art48.1.a.1o, anexoI.5.p37, anexoII.art14bis.2, rd.df1.
 REF_FRAGMENT = re.compile(r"^[A-Za-z0-9ñ]+(?:\.[A-Za-z0-9ñ]+)*$")
 CANONICAL_REF = re.compile(r"^RD-1428/2003#([A-Za-z0-9ñ]+(?:\.[A-Za-z0-9ñ]+)*)$")
+# A canonical ref of any norm: the prefix (checked against build/refs.py NORMS), "#", fragment.
+CANONICAL_ANY_REF = re.compile(
+    r"^(?P<norm>RDL?-\d{1,4}/\d{4})#(?P<frag>[A-Za-z0-9ñ]+(?:\.[A-Za-z0-9ñ]+)*)$")
 
 # Human forms accepted by parse_ref, e.g. "artículo 82.2", "art. 87.1 b)", "Art 82, apartado 2",
 # "artículo 14 bis del anexo II", "anexo I, 5".
@@ -232,9 +235,13 @@ LOOSE_CITATION = re.compile(r"\(cita:|\[«")
 CITATION_LINKED = re.compile(
     r'\[«(?P<quote>[^«»\[\]]+)»\]\((?P<url>[^)\s"]+)[ \t]+"cita:(?P<ref>[^"\s]+)"\)')
 # `citavial check`: a guillemet quote in existing prose tagged by an HTML comment right after it:
-# «quote» <!-- cita: REF -->.
+# «quote» <!-- cita: REF -->. REF may be words on one line (a human ref naming its norm: "art. 76
+# de la Ley sobre Tráfico"): at most 12, of the characters refs are made of (only the first may
+# hold "-" and "#": "RDL-6/2015#art76.a"), matched possessively (Python 3.11), so a hostile
+# note cannot make one attempt backtrack over many characters.
 CITATION_COMMENT = re.compile(
-    r"«(?P<quote>[^«»\[\]]+)»[ \t]*<!--[ \t]*cita:[ \t]*(?P<ref>[^\s>]+)[ \t]*-->")
+    r"«(?P<quote>[^«»\[\]]+)»[ \t]*<!--[ \t]*cita:[ \t]*"
+    r"(?P<ref>(?:[\w.,()/#ºª]|-(?!->))++(?:[ \t]++[\w.,()/ºª]++){0,11}+)[ \t]*-->")
 # `citavial check`: what is left of any citation form once the well-formed ones are taken out.
 LOOSE_CHECK_CITATION = re.compile(r'\(cita:|\[«|"cita:|<!--[ \t]*cita:')
 # A Markdown code span on one line (`…` or ``…``): a citation inside it is an example, not a claim.

@@ -35,6 +35,7 @@ from functools import cached_property, lru_cache
 
 from citavial.build.models import NORM
 from citavial.build.patterns import (
+    CANONICAL_ANY_REF,
     CANONICAL_REF,
     DISPOSITION_CODES,
     HUMAN_ANNEX,
@@ -249,26 +250,88 @@ def disposition_fragment(kind: str, ordinal: str) -> str:
     return code if ordinal.lower() in ("única", "unica") else f"{code}{n}"
 
 
+# How people name a norm after a human ref ("art. 76 de la Ley sobre Tráfico", "artículo 4.2
+# del Reglamento General de Conductores"), matched ignoring case and accents. A human ref that
+# names no norm is the Reglamento's, as it always was.
+NORM_NAMES: dict[str, tuple[str, ...]] = {
+    NORM: ("Reglamento General de Circulación", "RGC"),
+    "RDL-6/2015": ("Ley sobre Tráfico, Circulación de Vehículos a Motor y Seguridad Vial",
+                   "Ley sobre Tráfico", "Ley de Tráfico", "LSV",
+                   "Real Decreto Legislativo 6/2015", "RDL 6/2015"),
+    "RD-818/2009": ("Reglamento General de Conductores", "RGCond"),
+    "RD-2822/1998": ("Reglamento General de Vehículos", "RGV"),
+}
+_ACCENTED = {"a": "aá", "e": "eé", "i": "ií", "o": "oó", "u": "uúü"}
+
+
+def _name_pattern(name: str) -> str:
+    """A norm's name as a regex that ignores its accents (IGNORECASE does the case)."""
+    out = []
+    for ch in name:
+        plain = ch.translate(str.maketrans("áéíóúü", "aeiouu")).lower()
+        out.append(r"\s+" if ch == " " else f"[{_ACCENTED[plain]}]" if plain in _ACCENTED
+                   else re.escape(ch))
+    return "".join(out)
+
+
+# ", del Reglamento General de Conductores" / " de la LSV" at the end of a human ref: longest
+# names first, so "Ley sobre Tráfico, Circulación…" is not read as "Ley sobre Tráfico".
+_NAMED_NORM = re.compile(
+    r"(?:\s*,\s*|\s+)(?:(?:del|de\s+la|de)\s+)?(?P<name>"
+    + "|".join(f"(?P<n{i}>{_name_pattern(name)})" for i, (_, name) in enumerate(sorted(
+        ((norm, n) for norm, names in NORM_NAMES.items() for n in names),
+        key=lambda pair: -len(pair[1]))))
+    + r")\s*$", re.IGNORECASE)
+_NAME_NORMS = [norm for norm, _ in sorted(
+    ((norm, n) for norm, names in NORM_NAMES.items() for n in names), key=lambda p: -len(p[1]))]
+
+
+def _named_norm(raw: str) -> tuple[str, str]:
+    """(the norm a human ref names at its end, the ref without that name); the Reglamento's
+    when it names none."""
+    m = _NAMED_NORM.search(raw)
+    if not m or m.start() == 0:
+        return NORM, raw
+    index = next(int(k[1:]) for k, v in m.groupdict().items() if k != "name" and v)
+    return _NAME_NORMS[index], raw[:m.start()]
+
+
 def parse_ref(text: str) -> str:
     """Return the canonical ref for ``text`` or raise RefError saying what is accepted.
 
-    Accepted: canonical refs (``RD-1428/2003#art82.2``), bare fragments (``art82.2``) and human
-    forms: "artículo 82.2", "art. 87.1 b)", "Art 82, apartado 2", "artículo 14 bis del anexo II",
-    "anexo I, 5", "disposición final cuarta", "disposición final primera del Real Decreto".
-    Whether the ref exists is checked against the built passages, not here.
+    Accepted: canonical refs of any norm of ``NORMS`` (``RD-1428/2003#art82.2``,
+    ``RDL-6/2015#art76.a``), the Reglamento's bare fragments (``art82.2``) and human forms:
+    "artículo 82.2", "art. 87.1 b)", "Art 82, apartado 2", "artículo 14 bis del anexo II",
+    "anexo I, 5", "disposición final cuarta", "disposición final primera del Real Decreto" —
+    the Reglamento's, unless they end with another norm's name (``NORM_NAMES``): "art. 76 de
+    la Ley sobre Tráfico", "artículo 4.2 del Reglamento General de Conductores", "anexo II de
+    la LSV". Whether the ref exists is checked against the built passages, not here.
     """
     raw = text.strip()
-    if CANONICAL_REF.match(raw):
-        return raw
+    if m := CANONICAL_ANY_REF.match(raw):
+        if m.group("norm") in NORMS:
+            return raw
+        raise RefError(f"{text!r} names no norm of this site: write e.g. 'RD-1428/2003#art82.2' "
+                       f"or 'RDL-6/2015#art76.a' (the part before '#' is one of "
+                       f"{', '.join(sorted(NORMS))})")
     if REF_FRAGMENT.match(raw) and _looks_like_fragment(raw):
         return canonical(raw)
-    for parse in (_human_article, _human_annex, _human_disposition):
-        ref = parse(raw)
-        if ref:
-            return ref
+    norm, rest = _named_norm(raw)
+    ref = _human_article(rest, letter_alone=norm != NORM) or _human_annex(rest) \
+        or _human_disposition(rest)
+    if ref:
+        return f"{norm}#{Ref.parse(ref).fragment}"
     raise RefError(
         f"{text!r} is not a reference; write e.g. 'RD-1428/2003#art82.2', 'art82.2', "
-        f"'artículo 82.2', 'art. 87.1 b)', 'anexo I, 5' or 'disposición final cuarta'")
+        f"'artículo 82.2', 'art. 87.1 b)', 'anexo I, 5', 'disposición final cuarta', "
+        f"'RDL-6/2015#art76.a' or 'art. 76 de la Ley sobre Tráfico'")
+
+
+def short_ref(ref: str) -> str:
+    """A ref as notes and tools write it: the Reglamento's bare fragment (``art82.2``),
+    another norm's whole canonical ref (``RDL-6/2015#art76.a``); anything else unchanged."""
+    norm, sep, frag = ref.partition("#")
+    return frag if sep and norm == NORM and frag else ref
 
 
 def _looks_like_fragment(raw: str) -> bool:
@@ -276,7 +339,10 @@ def _looks_like_fragment(raw: str) -> bool:
     return head.startswith(("art", "anexo", "da", "df", "dt", "dd", "rd"))
 
 
-def _human_article(raw: str) -> str | None:
+def _human_article(raw: str, letter_alone: bool = False) -> str | None:
+    """``letter_alone``: a letter right under the article ("art. 76 a)"), as the Ley sobre
+    Tráfico numbers them; in the Reglamento a letter sits under an apartado ("art. 87 b)" is
+    refused: it names none)."""
     m = HUMAN_ARTICLE.match(raw)
     if not m:
         return None
@@ -284,7 +350,7 @@ def _human_article(raw: str) -> str | None:
     if m.group("apartado"):
         parts.append(m.group("apartado"))
     if m.group("letra"):
-        if not m.group("apartado"):
+        if not m.group("apartado") and not letter_alone:
             return None
         parts.append(m.group("letra").lower())
     if m.group("anexo"):

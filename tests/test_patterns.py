@@ -322,6 +322,11 @@ def test_prose_and_option_patterns(pattern, text, found):
     pytest.param(P.CANONICAL_REF, "RD-1428/2003#art82.2", True, id="canonical"),
     pytest.param(P.CANONICAL_REF, "RD-1428/2003#", False, id="canonical-empty"),
     pytest.param(P.CANONICAL_REF, "RD-999/2003#art1", False, id="canonical-other-norm"),
+    pytest.param(P.CANONICAL_ANY_REF, "RDL-6/2015#anexoII.r10", True, id="any-canonical-ley"),
+    pytest.param(P.CANONICAL_ANY_REF, "RD-818/2009#art4.2", True, id="any-canonical-conductores"),
+    pytest.param(P.CANONICAL_ANY_REF, "RD-1428/2003#art82.2", True, id="any-canonical-rgc"),
+    pytest.param(P.CANONICAL_ANY_REF, "RDL-6/2015#", False, id="any-canonical-empty"),
+    pytest.param(P.CANONICAL_ANY_REF, "Ley-6/2015#art1", False, id="any-canonical-not-rd"),
     pytest.param(P.HUMAN_ARTICLE, "art. 87.1 b)", True, id="human-article-letter"),
     pytest.param(P.HUMAN_ARTICLE, "Art 82, apartado 2", True, id="human-article-apartado"),
     pytest.param(P.HUMAN_ARTICLE, "artículo 14 bis del anexo II", True, id="human-article-annex"),
@@ -420,6 +425,13 @@ def test_a_pattern_named_only_in_prose_is_untested():
     pytest.param(P.CITATION_COMMENT, "«a b»\n<!-- cita: art82.2 -->", None,
                  id="comment-next-line"),
     pytest.param(P.CITATION_COMMENT, "«a b» <!-- nota -->", None, id="comment-other"),
+    pytest.param(P.CITATION_COMMENT, "«a b» <!-- cita: art. 76 de la Ley sobre Tráfico -->",
+                 {"quote": "a b", "ref": "art. 76 de la Ley sobre Tráfico"}, id="comment-human"),
+    pytest.param(P.CITATION_COMMENT, "«a b» <!-- cita: RDL-6/2015#anexoII.r10-->",
+                 {"quote": "a b", "ref": "RDL-6/2015#anexoII.r10"}, id="comment-other-norm"),
+    pytest.param(P.CITATION_COMMENT, "«a b» <!-- cita: " + "x " * 13 + "-->", None,
+                 id="comment-too-many-words"),
+    pytest.param(P.CITATION_COMMENT, "«a b» <!-- cita: a <b> -->", None, id="comment-markup"),
 ])
 def test_check_citation_forms(pattern, text, groups):
     m = pattern.search(text)

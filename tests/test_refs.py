@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citavial.build.refs import RefError, anchor, canonical, page, parse_ref
+from citavial.build.refs import RefError, anchor, canonical, page, parse_ref, short_ref
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -27,6 +27,28 @@ from citavial.build.refs import RefError, anchor, canonical, page, parse_ref
                  id="rd-disposition"),
     pytest.param("disposición derogatoria única del real decreto", "RD-1428/2003#rd.dd",
                  id="derogatoria-unica"),
+    # another norm: its canonical ref, or a human form that names it at the end
+    pytest.param("RDL-6/2015#art76.a", "RDL-6/2015#art76.a", id="ley-canonical"),
+    pytest.param("RDL-6/2015#anexoII.r10", "RDL-6/2015#anexoII.r10", id="ley-points-row"),
+    pytest.param("RD-818/2009#art4.2", "RD-818/2009#art4.2", id="conductores-canonical"),
+    pytest.param("RD-2822/1998#art10.1", "RD-2822/1998#art10.1", id="vehiculos-canonical"),
+    pytest.param("art. 76 de la Ley sobre Tráfico", "RDL-6/2015#art76", id="ley-human"),
+    pytest.param("art. 76 a) de la Ley sobre Trafico", "RDL-6/2015#art76.a",
+                 id="ley-letter-under-article-no-accent"),
+    pytest.param("artículo 65.5 j) de la LSV", "RDL-6/2015#art65.5.j", id="ley-abbreviation"),
+    pytest.param("anexo II de la Ley sobre Tráfico, Circulación de Vehículos a Motor y "
+                 "Seguridad Vial", "RDL-6/2015#anexoII", id="ley-full-title"),
+    pytest.param("artículo 76 del Real Decreto Legislativo 6/2015", "RDL-6/2015#art76",
+                 id="ley-decree-number"),
+    pytest.param("artículo 4.2 del Reglamento General de Conductores", "RD-818/2009#art4.2",
+                 id="conductores-human"),
+    pytest.param("Artículo 10.1 del reglamento general de vehiculos", "RD-2822/1998#art10.1",
+                 id="vehiculos-human-lower-case"),
+    pytest.param("disposición adicional primera del RGCond", "RD-818/2009#da1",
+                 id="conductores-disposition"),
+    pytest.param("artículo 20 del Reglamento General de Circulación", "RD-1428/2003#art20",
+                 id="rgc-named"),
+    pytest.param("art 82, RGC", "RD-1428/2003#art82", id="rgc-abbreviation"),
 ])
 def test_parse_ref_accepts(text, expected):
     assert parse_ref(text) == expected
@@ -42,6 +64,10 @@ def test_parse_ref_accepts(text, expected):
     pytest.param("capítulo II", id="chapter"),
     pytest.param("https://example.org/art1", id="url"),
     pytest.param("disposición final vigésima", id="unknown-ordinal"),
+    pytest.param("RDL-7/2015#art1", id="canonical-unknown-norm"),
+    pytest.param("Ley sobre Tráfico", id="norm-name-alone"),
+    pytest.param("art. 76 de la Ley de Enjuiciamiento Civil", id="norm-not-on-the-site"),
+    pytest.param("art. 87 b) del Reglamento General de Circulación", id="rgc-letter-no-apartado"),
 ])
 def test_parse_ref_rejects(text):
     with pytest.raises(RefError) as err:
@@ -57,6 +83,15 @@ def test_parse_ref_rejects(text):
 def test_anchor_and_page(ref, anchor_, page_):
     assert anchor(ref) == anchor_
     assert page(ref) == page_
+
+
+@pytest.mark.parametrize("ref, short", [
+    pytest.param("RD-1428/2003#art82.2", "art82.2", id="reglamento-bare"),
+    pytest.param("RDL-6/2015#anexoII.r10", "RDL-6/2015#anexoII.r10", id="other-norm-whole"),
+    pytest.param("not a ref", "not a ref", id="unchanged"),
+])
+def test_short_ref(ref, short):
+    assert short_ref(ref) == short
 
 
 segment = st.from_regex(r"[A-Za-z0-9]{1,6}", fullmatch=True)
