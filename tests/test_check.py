@@ -255,3 +255,163 @@ def test_claims_are_reported_apart_and_fail_only_when_asked(capsys, cache, tmp_p
     assert code == 1 and doc["ok"] and doc["failed"] == 0   # the quotes themselves pass
     assert [(c["line"], c["code"], c["shown"]) for c in doc["claims"]] == [
         (3, "claim-absolute", "siempre"), (5, "claim-number", "25 metros")]
+
+
+# --- every norm (issue 23) -----------------------------------------------------------------
+# A citation of each norm as a note writes it → the code it gets ("" passes) and the start of
+# its proven deep link (a page in the norm's folder; the Reglamento's at the site root). Bare
+# fragments and human refs that name no norm are the Reglamento's, as they always were.
+ROW10 = ("10. Incumplir las disposiciones legales sobre preferencia de paso, y la obligación de "
+         "detenerse en la señal de stop, ceda el paso y en los semáforos con luz roja encendida. | 4")
+SPEED = "No respetar los límites de velocidad reglamentariamente establecidos"
+CLASSES = "El permiso de conducción será de las siguientes clases"
+ITV = ("deberán someterse a inspección técnica en una de las Estaciones de Inspección Técnica de "
+       "Vehículos")
+OVERTAKE = "el adelantamiento deberá efectuarse por la izquierda"
+NORM_CASES = {  # id → (the citation, its norm, code, deep link start)
+    "ley-canonical": (f"[«{SPEED}»](cita:RDL-6/2015#art76.a)", "RDL-6/2015", "",
+                      "ley-trafico/art76.html#art76-a:~:text=No%20respetar"),
+    "ley-points-row": (f"[«{ROW10}»](cita:RDL-6/2015#anexoII.r10)", "RDL-6/2015", "",
+                       "ley-trafico/anexoII.html#anexoII-r10:~:text=10.%20Incumplir"),
+    "ley-human-comment": (f"«{SPEED}» <!-- cita: art. 76 a) de la Ley sobre Tráfico -->",
+                          "RDL-6/2015", "", "ley-trafico/art76.html#art76-a:~:text="),
+    "ley-misquote": (f"[«{SPEED.replace('í', 'i')}»](cita:RDL-6/2015#art76.a)", "RDL-6/2015",
+                     "not-literal", ""),
+    "ley-row-words-twice": ("[«y en los semáforos con luz roja encendida»]"
+                            "(cita:RDL-6/2015#anexoII.r10)", "RDL-6/2015", "ambiguous", ""),
+    "ley-suppressed": ("[«cualquier texto de cuatro palabras»](cita:RDL-6/2015#art21.4)",
+                       "RDL-6/2015", "ref-repealed", ""),
+    "ley-unknown": ("[«cualquier texto de cuatro palabras»](cita:RDL-6/2015#art999)",
+                    "RDL-6/2015", "ref-unknown", ""),
+    "ley-link-into-another-folder": (
+        f'[«{SPEED}»](vehiculos/art76.html#art76-a:~:text=No%20respetar "cita:RDL-6/2015#art76.a")',
+        "RDL-6/2015", "stale-link", "ley-trafico/art76.html#art76-a:~:text="),
+    "conductores-canonical": (f"[«{CLASSES}»](cita:RD-818/2009#art4.2)", "RD-818/2009", "",
+                              "conductores/art4.html#art4-2:~:text=El%20permiso"),
+    "conductores-human-comment": (
+        f"«{CLASSES}» <!-- cita: artículo 4.2 del Reglamento General de Conductores -->",
+        "RD-818/2009", "", "conductores/art4.html#art4-2:~:text="),
+    "conductores-other-apartado": ("[«deberán constar en un único documento»]"
+                                   "(cita:RD-818/2009#art4.2)", "RD-818/2009",
+                                   "outside-passage", ""),
+    "conductores-invented": ("[«El permiso de conducción será de una sola clase»]"
+                             "(cita:RD-818/2009#art4.2)", "RD-818/2009", "not-found", ""),
+    "conductores-suppressed": ("[«cualquier texto de cuatro palabras»](cita:RD-818/2009#art5.6)",
+                               "RD-818/2009", "ref-repealed", ""),
+    "vehiculos-canonical": (f"[«{ITV}»](cita:RD-2822/1998#art10.1)", "RD-2822/1998", "",
+                            "vehiculos/art10.html#art10-1:~:text=deber%C3%A1n"),
+    "vehiculos-human-comment": (
+        f"«{ITV}» <!-- cita: artículo 10.1 del Reglamento General de Vehículos -->",
+        "RD-2822/1998", "", "vehiculos/art10.html#art10-1:~:text="),
+    "vehiculos-other-apartado": ("[«se estará a lo dispuesto en la reglamentación que se recoge "
+                                 "en el anexo I»](cita:RD-2822/1998#art10.1)", "RD-2822/1998",
+                                 "outside-passage", ""),
+    "reglamento-bare": (f"[«{OVERTAKE}»](cita:art82.1)", "RD-1428/2003", "",
+                        "art82.html#art82-1:~:text=el%20adelantamiento"),
+    "reglamento-named": (f"«{OVERTAKE}» <!-- cita: artículo 82.1 del Reglamento General de "
+                         "Circulación -->", "RD-1428/2003", "", "art82.html#art82-1:~:text="),
+    "reglamento-bare-means-the-reglamento": (f"[«{SPEED}»](cita:art76)", "RD-1428/2003",
+                                             "not-found", ""),
+}
+
+
+def _sources() -> dict[str, tuple[str, str]]:
+    """{norm: (BOE id, consolidation date)} as the corpus states them."""
+    from citavial.build.corpus.integrity import verify_corpus
+    from citavial.build.corpus.norms import verify_norms
+    from citavial.build.ingest import read_source
+    rgc = read_source(verify_corpus(CORPUS).metadatos_path)
+    return {"RD-1428/2003": (rgc.norm_id, rgc.consolidated),
+            **{n: (c.boe_id, c.consolidated) for n, c in verify_norms(CORPUS).items()}}
+
+
+@pytest.fixture(scope="module")
+def norm_note(cache, tmp_path_factory):
+    """One note holding every NORM_CASES citation (line i + 1 = case i), checked once as JSON
+    and once as GitHub annotations."""
+    import contextlib
+    import io
+    note = tmp_path_factory.mktemp("norms") / "normas.md"
+    note.write_text("\n".join(c[0] for c in NORM_CASES.values()) + "\n", encoding="utf-8")
+    outs = {}
+    for fmt in ("json", "github"):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            code = main(["check", str(note), "--format", fmt, "--as-of", AS_OF.isoformat(),
+                         "--corpus", str(CORPUS), "--site-src", str(SITE_SRC),
+                         "--cache-dir", str(cache)])
+        outs[fmt] = (code, buf.getvalue())
+    return outs
+
+
+@pytest.mark.parametrize("case", list(NORM_CASES))
+def test_each_norm_is_checked_with_the_gate(norm_note, case):
+    cited, norm, want, link = NORM_CASES[case]
+    code, out = norm_note["json"]
+    line = list(NORM_CASES).index(case) + 1
+    r = next(r for r in json.loads(out)["results"] if r["line"] == line)
+    assert code == 1 and (r["code"], r["ok"]) == (want, not want), r
+    assert r["url"].startswith(link) if link else r["url"] == "", r
+    assert (r["norm"], r["boe_id"], r["consolidated"]) == (norm, *_sources()[norm])
+    assert r["ref"] == (norm + "#" + r["ref"].partition("#")[2] if norm != "RD-1428/2003"
+                        else r["ref"]) and ("#" in r["ref"]) == (norm != "RD-1428/2003")
+
+
+@pytest.mark.parametrize("case", [c for c, v in NORM_CASES.items() if v[2]])
+def test_github_annotation_names_the_norm(norm_note, case):
+    _, norm, want, _ = NORM_CASES[case]
+    code, out = norm_note["github"]
+    line = list(NORM_CASES).index(case) + 1
+    row = next(x for x in out.splitlines() if f",line={line}," in x)
+    boe_id, consolidated = _sources()[norm]
+    assert code == 1 and f"title=citavial check%3A {want}::" in row
+    assert row.endswith(f", {boe_id}, consolidated {consolidated})")
+
+
+@pytest.mark.parametrize("case, folder", [("ley-canonical", "ley-trafico/"),
+                                          ("ley-points-row", "ley-trafico/"),
+                                          ("ley-link-into-another-folder", "ley-trafico/"),
+                                          ("conductores-canonical", "conductores/"),
+                                          ("vehiculos-canonical", "vehiculos/"),
+                                          ("reglamento-bare", "")])
+def test_fix_links_points_into_the_norms_folder(capsys, cache, tmp_path, case, folder):
+    cited, norm, _, link = NORM_CASES[case]
+    note = tmp_path / "nota.md"
+    note.write_text(cited + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, cache, note, "--fix-links", "--base-url",
+                       "https://example.org/rgc/")
+    (text,) = note.read_text(encoding="utf-8").splitlines()
+    ref = "art82.1" if norm == "RD-1428/2003" else cited.split("cita:")[1].rstrip(')"')
+    assert code == 0 and "rewrote 1 link(s)" in out, out
+    assert text.startswith(f"[«{cited.split('«')[1].split('»')[0]}»](https://example.org/rgc/"
+                           f"{link}") and link.startswith(folder)
+    assert text.endswith(f' "cita:{ref}")')
+    code, out, _ = run(capsys, cache, note, "--format", "json", "--base-url",
+                       "https://example.org/rgc/")
+    assert code == 0 and [r["form"] for r in json.loads(out)["results"]] == ["linked"]
+
+
+def test_other_norms_are_rendered_only_when_cited(capsys, tmp_path):
+    cache = tmp_path / "cache"
+    assert run(capsys, cache, GOOD)[0] == 0
+    (folder,) = cache.glob("check-*")
+    assert not (folder / "norms").exists()        # a note of the Reglamento pays for it alone
+    note = tmp_path / "ley.md"
+    note.write_text(NORM_CASES["ley-canonical"][0] + "\n", encoding="utf-8")
+    assert run(capsys, cache, note)[0] == 0
+    assert [p.name for p in (folder / "norms").iterdir() if p.is_dir()] == ["ley-trafico"]
+    assert (folder / "norms" / "ley-trafico" / "ley-trafico" / "art76.html").is_file()
+    stamp = (folder / "norms" / "ley-trafico" / REGULATION_FILE).stat().st_mtime_ns
+    assert run(capsys, cache, note)[0] == 0                                  # reused
+    assert (folder / "norms" / "ley-trafico" / REGULATION_FILE).stat().st_mtime_ns == stamp
+
+
+def test_claims_read_another_norms_passage(capsys, cache, tmp_path):
+    note = tmp_path / "claims.md"
+    note.write_text(f"Siempre es infracción grave [«{SPEED}»](cita:RDL-6/2015#art76.a).\n",
+                    encoding="utf-8")
+    code, out, _ = run(capsys, cache, note, "--format", "json", "--claims")
+    doc = json.loads(out)
+    assert code == 1 and doc["failed"] == 0
+    assert [(c["ref"], c["code"], c["shown"]) for c in doc["claims"]] == [
+        ("RDL-6/2015#art76.a", "claim-absolute", "siempre")]

@@ -1,11 +1,16 @@
-"""The rendered regulation for `citavial check`, cached by corpus hash.
+"""The rendered norms for `citavial check`, cached by corpus hash.
 
 Ingesting the XML and rendering 219 pages costs about a second; a pre-commit hook cannot pay
-that on every commit. The first run renders the pages into
+that on every commit. The first run renders the Reglamento's pages into
 ``<cache>/check-<key>/`` (atomically, with the ingested Regulation beside them); later runs only
-verify the corpus hashes and load that. ``key`` hashes everything the pages depend on: the
-corpus files' sha256, the as-of date, the site templates and static files, and the build's own
-source code — so a changed corpus, template or gate never reuses stale pages.
+verify the corpus hashes and load that. Another norm (the Ley sobre Tráfico, the Reglamentos
+Generales de Conductores and de Vehículos) is ingested and rendered the first time a note cites
+it, into ``<cache>/check-<key>/norms/<folder>/`` — its own site root, its pages in its folder as
+on the site (``ley-trafico/art76.html``) — and loaded only when cited: a note that cites the
+Reglamento alone costs what it did before the other norms came. ``key`` hashes everything the
+pages depend on: the corpus manifests (every file's sha256, the other norms' copies included),
+the as-of date, the site templates and static files, and the build's own source code — so a
+changed corpus, template or gate never reuses stale pages.
 
 The cache folder is ``--cache-dir``, else ``$CITAVIAL_CACHE``, else ``$XDG_CACHE_HOME/citavial``,
 else ``~/.cache/citavial``.
@@ -19,13 +24,17 @@ import shutil
 from datetime import date
 from pathlib import Path
 
-from citavial.build.corpus.integrity import verify_corpus
+from citavial.build.corpus.integrity import manifest_path, verify_corpus
+from citavial.build.corpus.norms import MANIFEST_NAME, norms_dir
+from citavial.build.gate.verify import Pages
 from citavial.build.ingest import with_renames
-from citavial.build.models import Regulation
+from citavial.build.models import NORM, Regulation
 from citavial.build.paths import cache_root
+from citavial.build.refs import NORMS
 
 _BUILD_CODE = Path(__file__).resolve().parent.parent   # the whole build package
 REGULATION_FILE = "regulation.pickle"
+NORMS_SUBDIR = "norms"
 
 
 def _tree_digest(h, root: Path, pattern: str) -> None:
@@ -33,10 +42,13 @@ def _tree_digest(h, root: Path, pattern: str) -> None:
         h.update(str(f.relative_to(root)).encode("utf-8") + b"\0" + f.read_bytes() + b"\0")
 
 
-def cache_key(texto_sha256: str, metadatos: Path, site_src: Path, as_of: date) -> str:
-    h = hashlib.sha256()
-    h.update(f"{texto_sha256}\0{as_of.isoformat()}\0".encode("ascii"))
-    h.update(Path(metadatos).read_bytes())
+def cache_key(corpus: Path, site_src: Path, as_of: date) -> str:
+    """Hash of what the pages depend on. The manifests stand for the corpus files: each file
+    was just checked against its manifest's sha256 (verify_corpus)."""
+    h = hashlib.sha256(f"{as_of.isoformat()}\0".encode("ascii"))
+    for manifest in (manifest_path(corpus), norms_dir(corpus) / MANIFEST_NAME):
+        h.update(manifest.read_bytes() if manifest.is_file() else b"-")
+        h.update(b"\0")
     for sub in ("templates", "static"):
         if (Path(site_src) / sub).is_dir():
             _tree_digest(h, Path(site_src) / sub, "*")
@@ -44,25 +56,79 @@ def cache_key(texto_sha256: str, metadatos: Path, site_src: Path, as_of: date) -
     return h.hexdigest()[:20]
 
 
+class CheckSite:
+    """Every norm `check` judges against, each with its rendered pages, by ref prefix: the
+    Reglamento loaded at once, another norm the first time :meth:`norm` asks for it."""
+
+    def __init__(self, corpus: Path, site_src: Path, as_of: date, folder: Path,
+                 reglamento: Regulation) -> None:
+        self.corpus, self.site_src, self.as_of, self.folder = Path(corpus), site_src, as_of, folder
+        self._loaded: dict[str, tuple[Regulation, Pages]] = {NORM: (reglamento, Pages(folder))}
+
+    @property
+    def reglamento(self) -> Regulation:
+        return self._loaded[NORM][0]
+
+    def norm(self, prefix: str) -> tuple[Regulation, Pages] | None:
+        """(the Regulation, its pages) of the norm with ref ``prefix``; None when the corpus
+        does not hold it (a corpus written by `citavial fetch` alone)."""
+        if prefix not in self._loaded:
+            reg = self._other(prefix) if prefix in NORMS else None
+            if reg is None:
+                return None
+            self._loaded[prefix] = (reg, Pages(self._root(prefix)))
+        return self._loaded[prefix]
+
+    def sources(self) -> dict[str, tuple[str, str]]:
+        """{ref prefix: (BOE id, consolidation date)} of the norms loaded so far."""
+        return {p: (reg.source.norm_id, reg.source.consolidated)
+                for p, (reg, _) in sorted(self._loaded.items())}
+
+    def _root(self, prefix: str) -> Path:
+        return self.folder / NORMS_SUBDIR / NORMS[prefix].folder
+
+    def _other(self, prefix: str) -> Regulation | None:
+        root = self._root(prefix)
+        reg = _load(root / REGULATION_FILE)
+        if reg is not None:
+            return reg
+        from citavial.build.atomic import staged_dir
+        from citavial.build.corpus.norms import verify_norms
+        from citavial.build.ingest.markdown import ingest_norm
+        from citavial.build.render.pages import render_norm
+        if not norms_dir(self.corpus).is_dir():
+            return None
+        copy = verify_norms(self.corpus).get(prefix)
+        if copy is None:
+            return None
+        reg = ingest_norm(copy, self.as_of)
+        with staged_dir(root) as stage:
+            render_norm(reg, Path(self.site_src), stage)
+            (stage / REGULATION_FILE).write_bytes(pickle.dumps(
+                reg, protocol=pickle.HIGHEST_PROTOCOL))
+        return reg
+
+
 def site_for_check(corpus: Path, site_src: Path, as_of: date,
-                   cache_dir: Path | None = None) -> tuple[Regulation, Path]:
-    """(the ingested regulation, the folder of its rendered pages), from the cache when it
-    holds this corpus/as-of/templates/code; otherwise rendered now and cached."""
+                   cache_dir: Path | None = None) -> CheckSite:
+    """The norms and their rendered pages, from the cache when it holds this
+    corpus/as-of/templates/code; the Reglamento rendered now and cached when it does not."""
     info = verify_corpus(Path(corpus))   # the corpus is checked on every run, cache or not
     root = Path(cache_dir) if cache_dir else cache_root()
-    folder = root / f"check-{cache_key(info.sha256, info.metadatos_path, site_src, as_of)}"
+    folder = root / f"check-{cache_key(Path(corpus), site_src, as_of)}"
     reg = _load(folder / REGULATION_FILE)
-    if reg is not None:   # the renames are read afresh: they are not part of the cache key
-        return with_renames(reg, Path(corpus)), folder
-    from citavial.build.atomic import staged_dir
-    from citavial.build.ingest import ingest
-    from citavial.build.render.pages import render
-    reg = ingest(info.texto_path, info.metadatos_path, as_of)
-    with staged_dir(folder) as stage:
-        render(reg, Path(site_src), stage)
-        (stage / REGULATION_FILE).write_bytes(pickle.dumps(reg, protocol=pickle.HIGHEST_PROTOCOL))
-    _prune(root, keep=folder)
-    return with_renames(reg, Path(corpus)), folder
+    if reg is None:
+        from citavial.build.atomic import staged_dir
+        from citavial.build.ingest import ingest
+        from citavial.build.render.pages import render
+        reg = ingest(info.texto_path, info.metadatos_path, as_of)
+        with staged_dir(folder) as stage:
+            render(reg, Path(site_src), stage)
+            (stage / REGULATION_FILE).write_bytes(pickle.dumps(
+                reg, protocol=pickle.HIGHEST_PROTOCOL))
+        _prune(root, keep=folder)
+    # the renames are read afresh: they are not part of the cache key
+    return CheckSite(Path(corpus), site_src, as_of, folder, with_renames(reg, Path(corpus)))
 
 
 def _load(path: Path) -> Regulation | None:

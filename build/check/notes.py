@@ -7,9 +7,12 @@ Three forms are recognised (docs/check.md):
                                                         the ref kept in the link title
     «exact words» <!-- cita: art48.1.a -->              existing prose; the comment is invisible
 
-Each quote is judged by ``citavial.build.gate.verify.check_quote`` on the regulation pages rendered by
-``citavial.build.render.pages`` (cached by corpus hash, see check/cache.py) — the very gate the build
-runs on our own guides. Citations inside code blocks and code spans are examples, not claims,
+REF is any form ``parse_ref`` accepts: the Reglamento's bare fragment (``art48.1.a``) or another
+norm's canonical ref (``RDL-6/2015#art76.a``, ``RD-818/2009#art4.2``, ``RD-2822/1998#art10.1``);
+in the comment form also a human ref with spaces ("art. 76 de la Ley sobre Tráfico"). Each
+quote is judged by ``citavial.build.gate.verify.check_quote`` on the cited norm's pages rendered
+by ``citavial.build.render.pages`` (cached by corpus hash, see check/cache.py) — the very gate
+the build runs on our own guides. Citations inside code blocks and code spans are examples, not claims,
 and are skipped. A citation of a renamed ref (corpus/refs-renamed.json) fails with
 ``ref-renamed``, naming the new ref; its quote is judged under the new ref, and ``--fix-links``
 rewrites the ref (in all three forms) when the quote passes there.
@@ -25,12 +28,12 @@ from datetime import date
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from citavial.build.check.cache import site_for_check
+from citavial.build.check.cache import CheckSite, site_for_check
 from citavial.build.check.claims import ClaimResult, claims_of
 from citavial.build.content.prose import Passages
 from citavial.build.errors import BuildError
 from citavial.build.gate.verify import Pages, QuoteCheck, Reason, check_quote
-from citavial.build.models import NORM, Citation
+from citavial.build.models import NORM, Citation, Regulation
 from citavial.build.patterns import (
     CITATION,
     CITATION_COMMENT,
@@ -38,7 +41,7 @@ from citavial.build.patterns import (
     CODE_SPAN,
     LOOSE_CHECK_CITATION,
 )
-from citavial.build.refs import RefError, fragment, parse_ref
+from citavial.build.refs import Ref, RefError, parse_ref, short_ref
 
 NOTE_SUFFIXES = (".md", ".markdown")
 NEWLINE = re.compile("\n")
@@ -190,18 +193,36 @@ def markdown_url(url: str) -> str:
     return url.replace("(", "%28").replace(")", "%29")
 
 
-def _gate(reg, pages: Pages, cit: Citation, memo: dict | None) -> QuoteCheck:
-    """``check_quote``, once per distinct (ref, quote): its verdict reads nothing else, and a
-    note repeating one citation 20,000 times must not cost 20,000 gate runs (issue 26)."""
+def _norm_of(site: CheckSite, cit: Citation) -> tuple[Regulation, Pages]:
+    """(Regulation, pages) of the norm ``cit`` cites; the Reglamento's for a ref that does not
+    parse (the gate then fails it as unknown) or names a norm the corpus lacks (the gate finds
+    no such unit there: ``ref-unknown``)."""
+    try:
+        norm = Ref.parse(cit.ref).norm if not cit.ref_error else NORM
+    except RefError:
+        norm = NORM
+    found = site.norm(norm) or site.norm(NORM)
+    assert found is not None   # the Reglamento is always loaded
+    return found
+
+
+def _quote(site: CheckSite, cit: Citation) -> QuoteCheck:
+    return check_quote(*_norm_of(site, cit), cit)
+
+
+def _gate(site: CheckSite, cit: Citation, memo: dict | None) -> QuoteCheck:
+    """``check_quote`` on the cited norm, once per distinct (ref, quote): its verdict reads
+    nothing else, and a note repeating one citation 20,000 times must not cost 20,000 gate
+    runs (issue 26)."""
     if memo is None:
-        return check_quote(reg, pages, cit)
+        return _quote(site, cit)
     key = (cit.ref, cit.ref_error, cit.quote)
     if key not in memo:
-        memo[key] = check_quote(reg, pages, cit)
+        memo[key] = _quote(site, cit)
     return replace(memo[key], citation=cit)
 
 
-def judge(found: Found, reg, pages: Pages, memo: dict | None = None,
+def judge(found: Found, site: CheckSite, memo: dict | None = None,
           base_url: str = "") -> Result:
     """The gate's verdict on one citation, plus check's own rules (malformed, stale link, a
     link that leaves the site)."""
@@ -213,9 +234,9 @@ def judge(found: Found, reg, pages: Pages, memo: dict | None = None,
                       "link nor an http(s) link under --base-url "
                       f"{base_url or '(none given)'}; a linked citation may only point into the "
                       "site (fix: write [«…»](cita:REF) and run `citavial check --fix-links`)")
-    verdict = _gate(reg, pages, found.citation, memo)
+    verdict = _gate(site, found.citation, memo)
     if verdict.code is Reason.REF_RENAMED:
-        return _renamed(found, verdict.reason, reg, pages)
+        return _renamed(found, verdict.reason, site)
     if verdict.reason:
         return Result(found, verdict.code_str, verdict.reason)
     if found.form == "linked" and not _lands(found.link, verdict.url):
@@ -225,11 +246,12 @@ def judge(found: Found, reg, pages: Pages, memo: dict | None = None,
     return Result(found, "", "", verdict.url)
 
 
-def _renamed(found: Found, reason: str, reg, pages: Pages) -> Result:
+def _renamed(found: Found, reason: str, site: CheckSite) -> Result:
     """A renamed ref: fails with ``ref-renamed``, its quote judged under the new ref (a quote
     that fails there fails with that reason, the rename named beside it)."""
+    reg, _ = _norm_of(site, found.citation)
     new = reg.renames.current(found.citation.ref)
-    again = check_quote(reg, pages, replace(found.citation, ref=new))
+    again = _quote(site, replace(found.citation, ref=new))
     if again.reason:
         return Result(found, again.code_str, f"{again.reason} ({reason})")
     return Result(found, RENAMED, f"{reason}; `citavial check --fix-links` rewrites it",
@@ -287,20 +309,20 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
         texts[f] = _read_note(f)
     founds = [c for f in files for c in scan(texts[f], str(f))]
     try:
-        reg, site = site_for_check(corpus, site_src, as_of, cache_dir)
-    except BuildError as err:
+        site = site_for_check(corpus, site_src, as_of, cache_dir)
+        memo: dict = {}
+        results = tuple(judge(c, site, memo, base_url) for c in founds)
+    except BuildError as err:   # the corpus, or another norm's copy when first cited
         raise CheckUsageError(f"cannot load the regulation: {err}") from None
-    pages = Pages(site)
-    memo: dict = {}
-    results = tuple(judge(c, reg, pages, memo, base_url) for c in founds)
     found_claims: tuple[ClaimResult, ...] = ()
     if claims:
         by_name = {str(f): t for f, t in texts.items()}
         cited = [(r.found.citation.file, r.found.citation.line, r.found.col, r.found.start,
                   r.found.end, r.found.citation.ref) for r in results if r.ok]
-        found_claims = claims_of(by_name, cited, Passages(reg).text)
-    sources = {NORM: (reg.source.norm_id, reg.source.consolidated)}
-    return Report(tuple(files), results, as_of, found_claims, sources), texts
+        found_claims = claims_of(by_name, cited,
+                                 lambda ref: Passages(_norm_of(site, Citation("", 0, ref, ""))[0]
+                                                      ).text(ref))
+    return Report(tuple(files), results, as_of, found_claims, site.sources()), texts
 
 
 def fixed_text(text: str, results: list[Result], base_url: str) -> tuple[str, int]:
@@ -332,10 +354,7 @@ def _comment_with_ref(written: str, ref: str) -> str:
 
 
 def _short(ref: str) -> str:
-    try:
-        return fragment(ref)
-    except RefError:
-        return ref
+    return short_ref(ref)
 
 
 def fix_links(report: Report, texts: dict[Path, str], base_url: str) -> dict[Path, int]:

@@ -14,7 +14,7 @@ import re
 
 from citavial.build.check.claims import ClaimResult
 from citavial.build.check.notes import Report, Result
-from citavial.build.refs import Ref, RefError, fragment
+from citavial.build.refs import NORMS, Ref, RefError, short_ref
 
 SCHEMA = "citavial-check/1"
 FORMATS = ("human", "json", "github")
@@ -33,11 +33,9 @@ def printable(s: str) -> str:
 
 
 def _ref(result: Result) -> str:
-    ref = result.found.citation.ref
-    try:
-        return fragment(ref)
-    except RefError:
-        return ref or "?"
+    """The ref as notes write it: the Reglamento's bare (``art82.1``), another norm's whole
+    (``RDL-6/2015#art76.a``)."""
+    return short_ref(result.found.citation.ref) or "?"
 
 
 def _norm_fields(report: Report, r: Result) -> dict[str, str]:
@@ -58,6 +56,15 @@ def _message(r: Result) -> str:
     return f"{_ref(r)} «{c.quote}»: {r.reason if not r.ok else 'ok → ' + r.url}"
 
 
+def _source_note(report: Report, r: Result) -> str:
+    """" (Ley sobre Tráfico…, BOE-A-2015-11722, consolidated 2026-07-31)" for a GitHub
+    annotation: which norm and text the citation was judged against; "" for a ref of no norm."""
+    f = _norm_fields(report, r)
+    if not f["norm"]:
+        return ""
+    return f" ({NORMS[f['norm']].title}, {f['boe_id']}, consolidated {f['consolidated']})"
+
+
 def summary(report: Report, fixed: dict | None = None) -> str:
     n, bad = len(report.results), len(report.failed)
     text = (f"citavial check: {n} citation(s) in {len(report.files)} file(s), {n - bad} ok, "
@@ -70,7 +77,7 @@ def summary(report: Report, fixed: dict | None = None) -> str:
 
 
 def _claim(c: ClaimResult) -> str:
-    return (f"{c.file}:{c.line}:{c.col}: {fragment(c.ref)} {c.finding.code.value}: "
+    return (f"{c.file}:{c.line}:{c.col}: {short_ref(c.ref)} {c.finding.code.value}: "
             f"{c.finding.reason} — «{c.sentence}»")
 
 
@@ -93,7 +100,7 @@ def as_json(report: Report, fixed: dict | None = None) -> str:
             "ok": r.ok, "code": r.code, "reason": r.reason, "url": r.url,
             **_norm_fields(report, r),
         } for r in report.results],
-        "claims": [{"file": c.file, "line": c.line, "col": c.col, "ref": fragment(c.ref),
+        "claims": [{"file": c.file, "line": c.line, "col": c.col, "ref": short_ref(c.ref),
                     "code": c.finding.code.value, "shown": c.finding.shown,
                     "reason": c.finding.reason, "sentence": c.sentence}
                    for c in report.claims],
@@ -121,7 +128,8 @@ def github(report: Report, fixed: dict | None = None) -> str:
         c = r.found.citation
         props = (f"file={_escape_prop(printable(c.file))},line={c.line},col={r.found.col},"
                  f"title={_escape_prop('citavial check: ' + r.code)}")
-        lines.append(f"::error {props}::{_escape_data(printable(_message(r)))}")
+        lines.append(f"::error {props}::"
+                     f"{_escape_data(printable(_message(r) + _source_note(report, r)))}")
     for c in report.claims:
         props = (f"file={_escape_prop(printable(c.file))},line={c.line},col={c.col},"
                  f"title={_escape_prop('citavial check --claims: ' + c.finding.code.value)}")
