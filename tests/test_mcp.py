@@ -25,6 +25,40 @@ FIELDS = {"ref", "label", "text", "url", "as_of", "source", "license", "norm", "
           "consolidated"}
 QUOTE = "el adelantamiento deberá efectuarse por la izquierda del vehículo"
 
+# Another norm's passage per case (issue 23): the ref asked (canonical or human), its canonical
+# ref, a literal quote of it, and its page in the norm's folder.
+ROW10 = ("10. Incumplir las disposiciones legales sobre preferencia de paso, y la obligación de "
+         "detenerse en la señal de stop, ceda el paso y en los semáforos con luz roja encendida. | 4")
+NORM_CASES = {
+    "ley-canonical": ("RDL-6/2015#art76.a", "RDL-6/2015#art76.a",
+                      "No respetar los límites de velocidad reglamentariamente establecidos",
+                      "ley-trafico/art76.html"),
+    "ley-human": ("art. 76 a) de la Ley sobre Tráfico", "RDL-6/2015#art76.a",
+                  "No respetar los límites de velocidad reglamentariamente establecidos",
+                  "ley-trafico/art76.html"),
+    "ley-points-row": ("RDL-6/2015#anexoII.r10", "RDL-6/2015#anexoII.r10", ROW10,
+                       "ley-trafico/anexoII.html"),
+    "conductores-canonical": ("RD-818/2009#art4.2", "RD-818/2009#art4.2",
+                              "El permiso de conducción será de las siguientes clases",
+                              "conductores/art4.html"),
+    "conductores-human": ("artículo 4.2 del Reglamento General de Conductores",
+                          "RD-818/2009#art4.2",
+                          "El permiso de conducción será de las siguientes clases",
+                          "conductores/art4.html"),
+    "vehiculos-canonical": ("RD-2822/1998#art10.1", "RD-2822/1998#art10.1",
+                            "deberán someterse a inspección técnica", "vehiculos/art10.html"),
+    "vehiculos-human": ("artículo 10.1 del Reglamento General de Vehículos",
+                        "RD-2822/1998#art10.1", "deberán someterse a inspección técnica",
+                        "vehiculos/art10.html"),
+}
+
+
+def _misquote(quote: str) -> str:
+    """The quote with its first accent dropped: found by a browser, refused as not literal."""
+    i = next(i for i, ch in enumerate(quote) if ch in "áéíóú")
+    return quote[:i] + "aeiou"["áéíóú".index(quote[i])] + quote[i + 1:]
+
+
 CALLS = {  # id → (tool, arguments)
     "search": ("search", {"query": "¿Cuál es la velocidad máxima en autopista?", "k": 3}),
     "search-default-k": ("search", {"query": "adelantar por la derecha"}),
@@ -36,6 +70,13 @@ CALLS = {  # id → (tool, arguments)
     "link-passage": ("deep_link", {"ref": "art82.1"}),
     "link-quote": ("deep_link", {"ref": "art82.1", "text": QUOTE}),
     "verify-renamed": ("verify_quote", {"ref": "rd.df1.77", "text": "Vía urbana"}),
+    **{f"get-{n}": ("get_passage", {"ref": c[0]}) for n, c in NORM_CASES.items()},
+    **{f"verify-{n}": ("verify_quote", {"ref": c[0], "text": c[2]}) for n, c in NORM_CASES.items()},
+    **{f"misquote-{n}": ("verify_quote", {"ref": c[0], "text": _misquote(c[2])})
+       for n, c in NORM_CASES.items()},
+    **{f"link-{n}": ("deep_link", {"ref": c[0], "text": c[2]}) for n, c in NORM_CASES.items()},
+    "verify-ley-unknown": ("verify_quote", {"ref": "RDL-6/2015#art999",
+                                            "text": "cualquier texto de cuatro palabras"}),
 }
 BAD_CALLS = {  # id → (tool, arguments, words the error must contain)
     "missing-argument": ("get_passage", {}, "ref"),
@@ -52,6 +93,12 @@ BAD_CALLS = {  # id → (tool, arguments, words the error must contain)
     "link-not-literal": ("deep_link", {"ref": "art82.1", "text": "por donde se quiera ir"},
                          "not a literal quote"),
     "unknown-tool": ("delete_everything", {}, "delete_everything"),
+    "ley-unknown": ("get_passage", {"ref": "RDL-6/2015#art999"}, "not a citable passage"),
+    "ley-suppressed": ("get_passage", {"ref": "RDL-6/2015#art21.4"}, "not a citable passage"),
+    "unknown-norm": ("get_passage", {"ref": "RDL-7/2015#art1"}, "names no norm of this site"),
+    "ley-link-not-literal": ("deep_link", {"ref": "RDL-6/2015#art76.a",
+                                           "text": _misquote(NORM_CASES["ley-canonical"][2])},
+                             "not a literal quote of RDL-6/2015#art76.a"),
 }
 
 
@@ -71,6 +118,7 @@ async def _session(dist: Path, cwd: Path) -> dict:
             out[name] = await client.call_tool(tool, args)
         out["resources"] = (await client.list_resources()).resources
         out["art48"] = await client.read_resource("citavial://art48")
+        out["ley-art76"] = await client.read_resource("citavial://ley-trafico/art76")
         try:
             await client.read_resource("citavial://art999")
         except MCPError as err:
@@ -301,3 +349,42 @@ def test_the_server_answers_every_line_that_is_not_a_message(raw_replies, name, 
 def test_the_server_keeps_serving_and_skips_blank_lines(raw_replies):
     assert "result" in raw_replies["initialize"]
     assert raw_replies["ping-after-blank-lines"] == {"jsonrpc": "2.0", "id": 99, "result": {}}
+
+@pytest.mark.parametrize("case", list(NORM_CASES))
+def test_other_norms_passages(session, allowlist, case):
+    """get_passage, verify_quote and deep_link take another norm's ref, canonical or human, and
+    answer with its norm, BOE id and consolidation date and a link into its folder."""
+    _, canonical, quote, page = NORM_CASES[case]
+    entry = allowlist[canonical]
+    got, ok = session[f"get-{case}"].structured_content, session[f"verify-{case}"]
+    assert got["ref"] == canonical and got["url"] == BASE + entry["url"]
+    _passage_ok(got, allowlist)
+    v = ok.structured_content
+    assert (v["ok"], v["code"], v["ref"]) == (True, "", canonical), v
+    assert (v["norm"], v["boe_id"], v["consolidated"]) == (entry["norm"], entry["boe_id"],
+                                                           entry["consolidated"])
+    assert v["passage"]["url"].startswith(BASE + page + "#" + entry["anchor"] + ":~:text=")
+    link = session[f"link-{case}"].structured_content
+    assert link["url"] == v["passage"]["url"] and link["quote"] == quote
+
+
+@pytest.mark.parametrize("case", list(NORM_CASES))
+def test_other_norms_misquote_is_the_gates_reason(session, allowlist, case):
+    v = session[f"misquote-{case}"].structured_content
+    assert (v["ok"], v["code"], v["ref"]) == (False, "not-literal", NORM_CASES[case][1])
+    assert v["norm"] == NORM_CASES[case][1].partition("#")[0]
+
+
+def test_other_norm_unknown_ref_keeps_its_norm(session):
+    v = session["verify-ley-unknown"].structured_content
+    assert (v["ok"], v["code"], v["ref"], v["norm"]) == (False, "ref-unknown",
+                                                         "RDL-6/2015#art999", "RDL-6/2015")
+    assert v["boe_id"] == "BOE-A-2015-11722" and "passage" not in v
+
+
+def test_other_norm_unit_resource(session, allowlist):
+    doc = json.loads(session["ley-art76"].contents[0].text)
+    assert doc["unit"] == "RDL-6/2015#art76" and "RDL-6/2015#art76.a" in [
+        p["ref"] for p in doc["passages"]]
+    for p in doc["passages"]:
+        _passage_ok(p, allowlist)

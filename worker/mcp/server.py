@@ -2,15 +2,19 @@
 
 Tools
     search(query, k)          ranked citable passages for a question
-    get_passage(ref)          one passage by ref ("art48.1.a", "artículo 82.2", …)
+    get_passage(ref)          one passage by ref ("art48.1.a", "artículo 82.2",
+                              "RDL-6/2015#anexoII.r10", "art. 76 de la Ley sobre Tráfico", …)
     verify_quote(ref, text)   the build's gate on one quote: ok, or the reason and its code
     deep_link(ref, text?)     the passage's link, or the proven link to ``text`` inside it
 Resources
     citavial://<unit>         every passage of a unit (citavial://art48, citavial://anexoI.5)
 
 Every passage result carries ref, label, literal text, allowlisted URL (absolute when
-``--base-url`` is given), as-of date, source and licence. Everything is read from dist/ (the
-allowlist, the search index, the rendered pages); nothing touches the network. A bad argument
+``--base-url`` is given), as-of date, source and licence, and its norm, BOE id and
+consolidation date. Refs of all four norms are accepted (build/refs.py ``parse_ref``); the
+Reglamento's are written bare (``art48.1.a``), another norm's whole (``RDL-6/2015#art76.a``).
+Everything is read from dist/ (the allowlist, the search index, the rendered pages); nothing
+touches the network. A bad argument
 is an MCP tool error naming the argument, the value and the fix; a line that is not a
 JSON-RPC message gets -32700 or -32600 (worker/mcp/rpc.py); the server keeps serving.
 """
@@ -30,8 +34,8 @@ from mcp.server.stdio import stdio_server
 from mcp_types import ToolAnnotations
 
 from citavial.build.errors import BuildError
-from citavial.build.models import NORM, AllowlistEntry
-from citavial.build.refs import Ref, fragment, human_label
+from citavial.build.models import AllowlistEntry
+from citavial.build.refs import Ref, RefError, human_label, short_ref
 from citavial.worker.answer.dist_gate import DistGate
 from citavial.worker.mcp.rpc import CheckedLines
 
@@ -40,8 +44,12 @@ MAX_QUERY = 500
 MAX_QUOTE = 2000
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 INSTRUCTIONS = (
-    "Literal, verified passages of the Spanish Reglamento General de Circulación (RD 1428/2003). "
-    "Cite only text returned by these tools, with its url; check any quote with verify_quote.")
+    "Literal, verified passages of Spanish traffic law: the Reglamento General de Circulación "
+    "(RD 1428/2003; refs like 'art48.1.a'), the Ley sobre Tráfico (RDL 6/2015; "
+    "'RDL-6/2015#art76.a', points table rows 'RDL-6/2015#anexoII.r10'), the Reglamento General "
+    "de Conductores (RD 818/2009; 'RD-818/2009#art4.2') and the Reglamento General de Vehículos "
+    "(RD 2822/1998; 'RD-2822/1998#art10.1'). Cite only text returned by these tools, with its "
+    "url; check any quote with verify_quote.")
 
 
 class Passages:
@@ -52,10 +60,13 @@ class Passages:
         self.gate = DistGate(Path(dist))
         self.retriever = load_retriever(Path(dist))
         self.base_url = base_url
+        # {norm: its BOE id and consolidation date}, as the allowlist's entries carry them
+        self.norms = {e.norm: {"norm": e.norm, "boe_id": e.boe_id, "consolidated": e.consolidated}
+                      for e in self.gate.allowlist.entries.values()}
 
     def record(self, e: AllowlistEntry, url: str | None = None) -> dict[str, Any]:
         # the Reglamento's refs as bare fragments (as before), another norm's whole
-        return {"ref": e.ref.partition("#")[2] if e.norm == NORM else e.ref, "label": e.label,
+        return {"ref": short_ref(e.ref), "label": e.label,
                 "text": e.text, "url": self.base_url + (url or e.url), "as_of": e.as_of,
                 "source": e.source_url, "license": e.source_license, "norm": e.norm,
                 "boe_id": e.boe_id, "consolidated": e.consolidated}
@@ -69,9 +80,9 @@ class Passages:
         e = self.gate.allowlist.get(canon)
         moved = self.gate.renames.get(canon)
         if e is None and moved is not None:
-            raise ToolError(f"ref {text!r} was renamed: it is now {fragment(moved.new)} (since "
+            raise ToolError(f"ref {text!r} was renamed: it is now {short_ref(moved.new)} (since "
                             f"{moved.since}: {moved.reason}) (fix: ask for "
-                            f"{fragment(moved.new)})")
+                            f"{short_ref(moved.new)})")
         if e is None:
             raise ToolError(f"ref {text!r} is not a citable passage in force on "
                             f"{self.gate.allowlist.as_of} (fix: find it with search, or list "
@@ -88,8 +99,12 @@ class Passages:
 
     def verify(self, ref: str, text: str) -> dict[str, Any]:
         v = self.gate.verify(_text("ref", ref, 200), _text("text", text, MAX_QUOTE))
-        out: dict[str, Any] = {"ok": not v.code, "ref": v.ref.partition("#")[2] or v.ref,
+        out: dict[str, Any] = {"ok": not v.code, "ref": short_ref(v.ref),
                                "quote": v.quote, "code": v.code, "reason": v.reason}
+        try:   # the cited norm's identity, even when the ref is not one of its passages
+            out.update(self.norms.get(Ref.parse(v.ref).norm, {}))
+        except RefError:
+            pass
         entry = self.gate.allowlist.get(v.ref)
         if entry is not None:
             out["passage"] = self.record(entry, v.url or None)
@@ -101,13 +116,14 @@ class Passages:
             return self.record(e)
         v = self.gate.verify(e.ref, _text("text", text, MAX_QUOTE))
         if v.code:
-            raise ToolError(f"text is not a literal quote of {fragment(e.ref)}: {v.reason}")
+            raise ToolError(f"text is not a literal quote of {short_ref(e.ref)}: {v.reason}")
         return dict(self.record(e, v.url), quote=text)
 
     def unit(self, page: str) -> str:
-        entries = [self.record(e) for e in self.gate.allowlist.entries.values() if e.page == page]
-        return json.dumps({"unit": page.removesuffix(".html").replace("-", "."),
-                           "passages": entries}, ensure_ascii=False, indent=1)
+        mine = [e for e in self.gate.allowlist.entries.values() if e.page == page]
+        unit = short_ref(str(Ref.parse(mine[0].ref).unit)) if mine else page
+        return json.dumps({"unit": unit, "passages": [self.record(e) for e in mine]},
+                          ensure_ascii=False, indent=1)
 
 
 def _text(name: str, value: object, limit: int) -> str:
@@ -130,7 +146,9 @@ def create_server(dist: Path, base_url: str = "") -> MCPServer:
 
     @server.tool(annotations=READ_ONLY)
     def get_passage(ref: str) -> dict[str, Any]:
-        """One passage in force by ref, e.g. 'art48.1.a', 'artículo 82.2', 'anexo I, 5'."""
+        """One passage in force by ref, e.g. 'art48.1.a', 'artículo 82.2', 'anexo I, 5' (the
+        Reglamento General de Circulación), 'RDL-6/2015#anexoII.r10', 'art. 76 de la Ley sobre
+        Tráfico', 'RD-818/2009#art4.2', 'artículo 10.1 del Reglamento General de Vehículos'."""
         return p.record(p.entry(ref))
 
     @server.tool(annotations=READ_ONLY)
