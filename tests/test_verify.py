@@ -144,6 +144,28 @@ def test_verify_quote_cli(capsys, reg, built_site, args, exit_code, reason):
         assert out.err == "" and out.out.rstrip("\n").endswith(f"» → {check.url}")
 
 
+@pytest.mark.parametrize("args, reason, link", [
+    pytest.param(["art. 76 a) de la Ley sobre Tráfico", "No respetar los límites de velocidad "
+                  "reglamentariamente establecidos"], "", "ley-trafico/art76.html#art76-a:~:text=",
+                 id="ley-human"),
+    pytest.param(["RD-818/2009#art4.2", "El permiso de conducción será de las siguientes clases"],
+                 "", "conductores/art4.html#art4-2:~:text=", id="conductores"),
+    pytest.param(["RD-2822/1998#art10.1", "deberán someterse a inspección técnica"], "",
+                 "vehiculos/art10.html#art10-1:~:text=", id="vehiculos"),
+    pytest.param(["RD-818/2009#art4.2", "El permiso de conduccion será de las siguientes clases"],
+                 "not literal", "", id="conductores-misquote"),
+])
+def test_verify_quote_cli_other_norms(capsys, args, reason, link):
+    """Another norm's ref is judged on that norm's own pages (rendered for the one quote)."""
+    code = main(["verify-quote", *args, "--as-of", AS_OF.isoformat()])
+    out = capsys.readouterr()
+    assert code == (1 if reason else 0)
+    if reason:
+        assert out.out == "" and f"»: {reason}" in out.err
+    else:
+        assert out.err == "" and f"» → {link}" in out.out
+
+
 def test_gate_counts_come_from_the_verdicts():
     from citavial.build.gate.verify import gate_counts
     cit = Citation("t.md", 1, "RD-1428/2003#art48.1", "x")
