@@ -415,3 +415,41 @@ def test_claims_read_another_norms_passage(capsys, cache, tmp_path):
     assert code == 1 and doc["failed"] == 0
     assert [(c["ref"], c["code"], c["shown"]) for c in doc["claims"]] == [
         ("RDL-6/2015#art76.a", "claim-absolute", "siempre")]
+
+
+def _text_model(path: Path) -> list[tuple[str, str]]:
+    from citavial.build.gate.fragments import read_page
+    return [(b.anchor, b.norm) for b in read_page(path.read_bytes()).blocks]
+
+
+def test_check_judges_on_the_text_the_site_serves(norm_note, cache, built_site):
+    """Every unit page check renders for each norm reads, as a browser does, exactly as the
+    built site's page: same blocks, same words, same anchors."""
+    (folder,) = cache.glob("check-*")
+    roots = {"": folder, **{n: folder / "norms" / n
+                            for n in ("ley-trafico", "conductores", "vehiculos")}}
+    compared = {}
+    for name, root in roots.items():
+        pages = sorted((root / name).glob("*.html")) if name else sorted(
+            p for p in root.glob("*.html") if p.name not in ("index.html", "vigencia.html"))
+        for p in pages:
+            site_page = built_site / (f"{name}/" if name else "") / p.name
+            assert _text_model(p) == _text_model(site_page), p
+        compared[name] = len(pages)
+    assert compared[""] > 200 and all(compared[n] > 90 for n in roots if n)
+
+
+def test_a_passing_citation_links_as_the_allowlist_does(capsys, cache, tmp_path, built_site):
+    """Every 25th passage of each other norm quoted whole: when the gate lets it pass (a few
+    passages repeat elsewhere on their page), check proves the allowlist's own link."""
+    entries = json.loads((built_site / "allowlist.json").read_text(encoding="utf-8"))["entries"]
+    sample = [e for e in entries if e["norm"] != "RD-1428/2003"
+              and not any(c in e["text"] for c in "«»[]\n")][::25]
+    note = tmp_path / "muestra.md"
+    note.write_text("".join(f"[«{e['text']}»](cita:{e['ref']})\n" for e in sample), "utf-8")
+    code, out, _ = run(capsys, cache, note, "--format", "json")
+    results = json.loads(out)["results"]
+    passed = [(r["url"], e["url"]) for r, e in zip(results, sample, strict=True) if r["ok"]]
+    assert {r["code"] for r in results} <= {"", "ambiguous", "too-short", "straddles-blocks"}
+    assert len(passed) > 0.8 * len(sample) and all(a == b for a, b in passed)
+    assert {e["norm"] for e in sample} == {"RDL-6/2015", "RD-818/2009", "RD-2822/1998"}

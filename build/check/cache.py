@@ -120,10 +120,13 @@ def site_for_check(corpus: Path, site_src: Path, as_of: date,
     if reg is None:
         from citavial.build.atomic import staged_dir
         from citavial.build.ingest import ingest
+        from citavial.build.render.changes import history_links, unit_changes
         from citavial.build.render.pages import render
         reg = ingest(info.texto_path, info.metadatos_path, as_of)
+        # the "qué cambió" links as the site has them: a page's words are the site's words
+        links = history_links(unit_changes(info.texto_path, reg))
         with staged_dir(folder) as stage:
-            render(reg, Path(site_src), stage)
+            render(reg, Path(site_src), stage, change_links=links)
             (stage / REGULATION_FILE).write_bytes(pickle.dumps(
                 reg, protocol=pickle.HIGHEST_PROTOCOL))
         _prune(root, keep=folder)

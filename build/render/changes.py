@@ -180,6 +180,15 @@ def change_id(c: Change) -> str:
     return f"c-{c.unit_ref.split('#', 1)[1].replace('.', '-')}-{c.in_force.strftime('%Y%m%d')}"
 
 
+def history_links(changes: dict[str, tuple[Change, ...]]) -> dict[str, dict[str, str]]:
+    """{unit ref: {"<norm id> <ISO date>": anchor on cambios.html}}: what render() takes as
+    ``change_links`` for the unit pages' "qué cambió" links (build/pipeline.py ``_changes``
+    builds the same; tests/test_check.py compares the pages `citavial check` renders with the
+    site's)."""
+    return {ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
+            for ref, cs in changes.items()}
+
+
 def by_date(reg: Regulation, changes: dict[str, tuple[Change, ...]]) -> list[dict]:
     """The Cambios recientes page: dates newest first, each with its units in document order."""
     order = {u.ref: i for i, u in enumerate(reg.units)}
