@@ -115,6 +115,43 @@ HUMAN_DISPOSITION = re.compile(
     re.IGNORECASE,
 )
 
+# How people name a norm after a human ref ("art. 76 de la Ley sobre Tráfico", "artículo 4.2 del
+# Reglamento General de Conductores"), by ref prefix (build/refs.py NORMS); parse_ref reads them
+# at the end of a human ref, ignoring case and accents. A human ref naming no norm is the
+# Reglamento's, as it always was.
+NORM_NAMES: dict[str, tuple[str, ...]] = {
+    "RD-1428/2003": ("Reglamento General de Circulación", "RGC"),
+    "RDL-6/2015": ("Ley sobre Tráfico, Circulación de Vehículos a Motor y Seguridad Vial",
+                   "Ley sobre Tráfico", "Ley de Tráfico", "LSV",
+                   "Real Decreto Legislativo 6/2015", "RDL 6/2015"),
+    "RD-818/2009": ("Reglamento General de Conductores", "RGCond"),
+    "RD-2822/1998": ("Reglamento General de Vehículos", "RGV"),
+}
+_VOWELS = {"a": "aá", "e": "eé", "i": "ií", "o": "oó", "u": "uúü"}
+_PLAIN = str.maketrans("áéíóúüÁÉÍÓÚÜ", "aeiouuaeiouu")
+
+
+def _name_pattern(name: str) -> str:
+    """A norm's name as a regex that ignores its accents (IGNORECASE does the case)."""
+    out = []
+    for ch in name:
+        plain = ch.translate(_PLAIN).lower()
+        out.append(r"\s+" if ch == " " else f"[{_VOWELS[plain]}]" if plain in _VOWELS
+                   else re.escape(ch))
+    return "".join(out)
+
+
+# Longest names first, so "Ley sobre Tráfico, Circulación…" is not read as "Ley sobre Tráfico";
+# group n<i> is the i-th name, NAMED_NORM_PREFIXES[i] its norm.
+_NAMES = sorted(((n, norm) for norm, names in NORM_NAMES.items() for n in names),
+                key=lambda pair: (-len(pair[0]), pair[0]))
+NAMED_NORM_PREFIXES = tuple(norm for _, norm in _NAMES)
+# ", del Reglamento General de Conductores" / " de la LSV" / " RGC" ending a human ref.
+HUMAN_NAMED_NORM = re.compile(
+    r"(?:\s*,\s*|\s+)(?:(?:del|de\s+la|de)\s+)?(?:"
+    + "|".join(f"(?P<n{i}>{_name_pattern(n)})" for i, (n, _) in enumerate(_NAMES))
+    + r")\s*$", re.IGNORECASE)
+
 # --- search analyzer (build/index/analyze.py) ------------------------------------------------
 # Matched on the NFC text before case folding (roman numerals and sign codes are upper case).
 

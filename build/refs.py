@@ -41,6 +41,8 @@ from citavial.build.patterns import (
     HUMAN_ANNEX,
     HUMAN_ARTICLE,
     HUMAN_DISPOSITION,
+    HUMAN_NAMED_NORM,
+    NAMED_NORM_PREFIXES,
     ORDINAL_WORDS,
     REF_FRAGMENT,
 )
@@ -250,50 +252,13 @@ def disposition_fragment(kind: str, ordinal: str) -> str:
     return code if ordinal.lower() in ("única", "unica") else f"{code}{n}"
 
 
-# How people name a norm after a human ref ("art. 76 de la Ley sobre Tráfico", "artículo 4.2
-# del Reglamento General de Conductores"), matched ignoring case and accents. A human ref that
-# names no norm is the Reglamento's, as it always was.
-NORM_NAMES: dict[str, tuple[str, ...]] = {
-    NORM: ("Reglamento General de Circulación", "RGC"),
-    "RDL-6/2015": ("Ley sobre Tráfico, Circulación de Vehículos a Motor y Seguridad Vial",
-                   "Ley sobre Tráfico", "Ley de Tráfico", "LSV",
-                   "Real Decreto Legislativo 6/2015", "RDL 6/2015"),
-    "RD-818/2009": ("Reglamento General de Conductores", "RGCond"),
-    "RD-2822/1998": ("Reglamento General de Vehículos", "RGV"),
-}
-_ACCENTED = {"a": "aá", "e": "eé", "i": "ií", "o": "oó", "u": "uúü"}
-
-
-def _name_pattern(name: str) -> str:
-    """A norm's name as a regex that ignores its accents (IGNORECASE does the case)."""
-    out = []
-    for ch in name:
-        plain = ch.translate(str.maketrans("áéíóúü", "aeiouu")).lower()
-        out.append(r"\s+" if ch == " " else f"[{_ACCENTED[plain]}]" if plain in _ACCENTED
-                   else re.escape(ch))
-    return "".join(out)
-
-
-# ", del Reglamento General de Conductores" / " de la LSV" at the end of a human ref: longest
-# names first, so "Ley sobre Tráfico, Circulación…" is not read as "Ley sobre Tráfico".
-_NAMED_NORM = re.compile(
-    r"(?:\s*,\s*|\s+)(?:(?:del|de\s+la|de)\s+)?(?P<name>"
-    + "|".join(f"(?P<n{i}>{_name_pattern(name)})" for i, (_, name) in enumerate(sorted(
-        ((norm, n) for norm, names in NORM_NAMES.items() for n in names),
-        key=lambda pair: -len(pair[1]))))
-    + r")\s*$", re.IGNORECASE)
-_NAME_NORMS = [norm for norm, _ in sorted(
-    ((norm, n) for norm, names in NORM_NAMES.items() for n in names), key=lambda p: -len(p[1]))]
-
-
 def _named_norm(raw: str) -> tuple[str, str]:
     """(the norm a human ref names at its end, the ref without that name); the Reglamento's
     when it names none."""
-    m = _NAMED_NORM.search(raw)
-    if not m or m.start() == 0:
+    m = HUMAN_NAMED_NORM.search(raw)
+    if not m or m.start() == 0 or m.lastgroup is None:
         return NORM, raw
-    index = next(int(k[1:]) for k, v in m.groupdict().items() if k != "name" and v)
-    return _NAME_NORMS[index], raw[:m.start()]
+    return NAMED_NORM_PREFIXES[int(m.lastgroup[1:])], raw[:m.start()]
 
 
 def parse_ref(text: str) -> str:
@@ -305,7 +270,7 @@ def parse_ref(text: str) -> str:
     "anexo I, 5", "disposición final cuarta", "disposición final primera del Real Decreto" —
     the Reglamento's, unless they end with another norm's name (``NORM_NAMES``): "art. 76 de
     la Ley sobre Tráfico", "artículo 4.2 del Reglamento General de Conductores", "anexo II de
-    la LSV". Whether the ref exists is checked against the built passages, not here.
+    la LSV" (patterns.NORM_NAMES). Whether the ref exists is checked against the built passages, not here.
     """
     raw = text.strip()
     if m := CANONICAL_ANY_REF.match(raw):

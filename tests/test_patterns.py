@@ -346,6 +346,24 @@ def test_ref_and_word_patterns(pattern, text, ok):
                 else pattern.match(text)) is ok
 
 
+@pytest.mark.parametrize("text, norm, rest", [
+    pytest.param("art. 76 de la Ley sobre Tráfico", "RDL-6/2015", "art. 76", id="ley"),
+    pytest.param("anexo II de la Ley sobre Trafico, Circulacion de Vehiculos a Motor y "
+                 "Seguridad Vial", "RDL-6/2015", "anexo II", id="ley-full-title-no-accents"),
+    pytest.param("artículo 4.2 del reglamento general de conductores", "RD-818/2009",
+                 "artículo 4.2", id="conductores-lower-case"),
+    pytest.param("art. 10, RGV", "RD-2822/1998", "art. 10", id="vehiculos-abbreviation"),
+    pytest.param("art 82 del Reglamento General de Circulación", "RD-1428/2003", "art 82",
+                 id="reglamento"),
+    pytest.param("artículo 14 bis del anexo II", None, None, id="annex-is-no-norm"),
+    pytest.param("art. 76 de la Ley de Enjuiciamiento Civil", None, None, id="other-law"),
+])
+def test_human_named_norm(text, norm, rest):
+    m = P.HUMAN_NAMED_NORM.search(text)
+    got = (P.NAMED_NORM_PREFIXES[int(m.lastgroup[1:])], text[:m.start()]) if m else (None, None)
+    assert got == (norm, rest)
+
+
 def _names(code) -> set[str]:
     """Global and attribute names a function's code (and its nested lambdas) reads."""
     names = set(code.co_names)

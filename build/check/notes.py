@@ -12,8 +12,8 @@ norm's canonical ref (``RDL-6/2015#art76.a``, ``RD-818/2009#art4.2``, ``RD-2822/
 in the comment form also a human ref with spaces ("art. 76 de la Ley sobre Tráfico"). Each
 quote is judged by ``citavial.build.gate.verify.check_quote`` on the cited norm's pages rendered
 by ``citavial.build.render.pages`` (cached by corpus hash, see check/cache.py) — the very gate
-the build runs on our own guides. Citations inside code blocks and code spans are examples, not claims,
-and are skipped. A citation of a renamed ref (corpus/refs-renamed.json) fails with
+the build runs on our own guides. Citations inside code blocks and code spans are examples, not
+claims, and are skipped. A citation of a renamed ref (corpus/refs-renamed.json) fails with
 ``ref-renamed``, naming the new ref; its quote is judged under the new ref, and ``--fix-links``
 rewrites the ref (in all three forms) when the quote passes there.
 """
@@ -319,10 +319,13 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
         by_name = {str(f): t for f, t in texts.items()}
         cited = [(r.found.citation.file, r.found.citation.line, r.found.col, r.found.start,
                   r.found.end, r.found.citation.ref) for r in results if r.ok]
-        found_claims = claims_of(by_name, cited,
-                                 lambda ref: Passages(_norm_of(site, Citation("", 0, ref, ""))[0]
-                                                      ).text(ref))
+        found_claims = claims_of(by_name, cited, lambda ref: _passage_text(site, ref))
     return Report(tuple(files), results, as_of, found_claims, site.sources()), texts
+
+
+def _passage_text(site: CheckSite, ref: str) -> str:
+    """The cited passage's text with its lead-ins, from its own norm (for --claims)."""
+    return Passages(_norm_of(site, Citation("", 0, ref, ""))[0]).text(ref)
 
 
 def fixed_text(text: str, results: list[Result], base_url: str) -> tuple[str, int]:
