@@ -268,9 +268,9 @@ def parse_ref(text: str) -> str:
     ``RDL-6/2015#art76.a``), the Reglamento's bare fragments (``art82.2``) and human forms:
     "artículo 82.2", "art. 87.1 b)", "Art 82, apartado 2", "artículo 14 bis del anexo II",
     "anexo I, 5", "disposición final cuarta", "disposición final primera del Real Decreto" —
-    the Reglamento's, unless they end with another norm's name (``NORM_NAMES``): "art. 76 de
+    the Reglamento's, unless they end with another norm's name (``patterns.NORM_NAMES``): "art. 76 de
     la Ley sobre Tráfico", "artículo 4.2 del Reglamento General de Conductores", "anexo II de
-    la LSV" (patterns.NORM_NAMES). Whether the ref exists is checked against the built passages, not here.
+    la LSV". Whether the ref exists is checked against the built passages, not here.
     """
     raw = text.strip()
     if m := CANONICAL_ANY_REF.match(raw):
