@@ -119,13 +119,14 @@ HUMAN_DISPOSITION = re.compile(
 # Reglamento General de Conductores"), by ref prefix (build/refs.py NORMS); parse_ref reads them
 # at the end of a human ref, ignoring case and accents. A human ref naming no norm is the
 # Reglamento's, as it always was.
+# Each norm's title, the short name its labels open with (refs.NORMS), and abbreviations.
 NORM_NAMES: dict[str, tuple[str, ...]] = {
-    "RD-1428/2003": ("Reglamento General de Circulación", "RGC"),
+    "RD-1428/2003": ("Reglamento General de Circulación", "Reglamento de Circulación", "RGC"),
     "RDL-6/2015": ("Ley sobre Tráfico, Circulación de Vehículos a Motor y Seguridad Vial",
                    "Ley sobre Tráfico", "Ley de Tráfico", "LSV",
                    "Real Decreto Legislativo 6/2015", "RDL 6/2015"),
-    "RD-818/2009": ("Reglamento General de Conductores", "RGCond"),
-    "RD-2822/1998": ("Reglamento General de Vehículos", "RGV"),
+    "RD-818/2009": ("Reglamento General de Conductores", "Reglamento de Conductores", "RGCond"),
+    "RD-2822/1998": ("Reglamento General de Vehículos", "Reglamento de Vehículos", "RGV"),
 }
 _VOWELS = {"a": "aá", "e": "eé", "i": "ií", "o": "oó", "u": "uúü"}
 _PLAIN = str.maketrans("áéíóúüÁÉÍÓÚÜ", "aeiouuaeiouu")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citavial.build.refs import RefError, anchor, canonical, page, parse_ref, short_ref
+from citavial.build.refs import NORMS, RefError, anchor, canonical, page, parse_ref, short_ref
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -46,6 +46,8 @@ from citavial.build.refs import RefError, anchor, canonical, page, parse_ref, sh
                  id="vehiculos-human-lower-case"),
     pytest.param("disposición adicional primera del RGCond", "RD-818/2009#da1",
                  id="conductores-disposition"),
+    pytest.param("art. 4.2 del Reglamento de Conductores", "RD-818/2009#art4.2",
+                 id="conductores-label-short-name"),
     pytest.param("artículo 20 del Reglamento General de Circulación", "RD-1428/2003#art20",
                  id="rgc-named"),
     pytest.param("art 82, RGC", "RD-1428/2003#art82", id="rgc-abbreviation"),
@@ -107,3 +109,10 @@ def test_canonical_round_trips(parts):
 def test_anchor_is_injective(a, b):
     ra, rb = canonical(".".join(a)), canonical(".".join(b))
     assert (anchor(ra) == anchor(rb)) == (ra == rb)
+
+
+@pytest.mark.parametrize("prefix", sorted(NORMS))
+def test_a_labels_short_name_parses_back(prefix):
+    """What a chip shows ("Reglamento de Conductores, art. 4.2") names the norm in a human ref."""
+    short = NORMS[prefix].short or NORMS[prefix].title
+    assert parse_ref(f"artículo 4.2 del {short}") == f"{prefix}#art4.2"

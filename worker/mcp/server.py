@@ -14,9 +14,9 @@ Every passage result carries ref, label, literal text, allowlisted URL (absolute
 consolidation date. Refs of all four norms are accepted (build/refs.py ``parse_ref``); the
 Reglamento's are written bare (``art48.1.a``), another norm's whole (``RDL-6/2015#art76.a``).
 Everything is read from dist/ (the allowlist, the search index, the rendered pages); nothing
-touches the network. A bad argument
-is an MCP tool error naming the argument, the value and the fix; a line that is not a
-JSON-RPC message gets -32700 or -32600 (worker/mcp/rpc.py); the server keeps serving.
+touches the network. A bad argument is an MCP tool error naming the argument, the value and the
+fix; a line that is not a JSON-RPC message gets -32700 or -32600 (worker/mcp/rpc.py); the server
+keeps serving.
 """
 
 from __future__ import annotations
