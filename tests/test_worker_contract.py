@@ -99,7 +99,7 @@ def test_sse_snapshot(allow, name):
 EVENT_KEYS = {
     "sources": {"sources", "index_version"},
     "answer": {"outcome", "label", "cite", "kind", "text", "emphasis", "lead_in", "exception",
-               "table", "option"},
+               "table", "option", "before", "items", "after", "clarify"},
     "token": None,   # {"s", "text"} or {"s", "cite"}
     "retract": {"s", "reason", "support", "cites", "missing_numbers"},
     "citations": {"extractive", "label", "citations"},

@@ -112,3 +112,40 @@ SPEED_FIGURE = re.compile(r"\b\d+\s*(?:km/h|km por hora|kilómetros por hora|kil
                           re.IGNORECASE)
 # Folded text of an exception clause inside a passage ("salvo …", "excepto …", "no obstante").
 EXCEPTION_WORDS = re.compile(r"\b(?:salvo|excepto|exceptuan?|excepcion|no obstante|sin perjuicio)\b")
+
+# --- the words beside the answer (worker/answer/beside.py, on folded text) -----------------------
+
+# A clause that opens by pointing back ("Dichos ocupantes…", "En tal caso…", "Estos tramos…",
+# "Los citados vehículos…"); group 1 is the noun it points with ("ocupantes"), when there is one.
+# "Este reglamento", "esta sección"… point at the text itself, not at a sentence before.
+ANAPHOR = re.compile(
+    r"^(?:\d+\.[oa]?\s+|[a-zñ]\)\s+)?(?:(?:en|a|para|de|con|por|sobre|durante)\s+)?"
+    r"(?:dich[oa]s?|tal(?:es)?|est[oa]s?|este|aquel(?:l[oa]s?)?|ambos|ambas|"
+    r"(?:el|la|los|las)\s+(?:mism[oa]s?|citad[oa]s?|referid[oa]s?|mencionad[oa]s?|"
+    r"aludid[oa]s?|indicad[oa]s?|señalad[oa]s?))\b"
+    r"(?!\s+(?:reglamento|real decreto|ley|texto|normativa|articulo|anexo|seccion|capitulo|"
+    r"titulo|disposicion|precepto)\b)(?:\s+([a-zñ]{4,}))?")
+# A clause that qualifies the one before it: an exception, a derogation or a restriction.
+QUALIFIER = re.compile(
+    r"^(?:\d+\.[oa]?\s+)?(?:excepcionalmente|no obstante|salvo|sin embargo|lo dispuesto en|"
+    r"lo anterior|se exceptua|quedan? exceptuad|excepto|con excepcion|tampoco|en ningun caso|"
+    r"no sera(?:n)? (?:de aplicacion|exigible))\b")
+# A passage that opens by qualifying the passage before it ("Excepcionalmente, los mayores…",
+# "No obstante lo dispuesto en el apartado anterior…"); "Salvo…" opening an apartado does not.
+QUALIFIES_PREVIOUS = re.compile(
+    r"^(?:\d+\.[oa]?\s+)?(?:excepcionalmente|no obstante|sin embargo|se exceptua|"
+    r"quedan? exceptuad|lo dispuesto en (?:el|los) (?:apartados?|parrafos?) anterior)")
+# A defining cross-reference inside the same article: "los ocupantes a que se refiere el párrafo
+# segundo del apartado 1", "los vehículos mencionados en el apartado anterior".
+CROSS_REF = re.compile(
+    r"\b(?:a (?:los )?que se refieren?|mencionad[oa]s? en|citad[oa]s? en|aludid[oa]s? en|"
+    r"señalad[oa]s? en) (?:el|la) (?:parrafo (primero|segundo|tercero|cuarto|quinto) del )?"
+    r"apartado (\d+|anterior)\b")
+# A question that asks for the cases a rule applies in: "¿Cuándo hay que…?", "¿En qué casos…?"
+Q_CASES = re.compile(r"(?:^|¿|,)\s*(?:cuando\b|en que (?:casos|supuestos|circunstancias|"
+                     r"situaciones)\b|que (?:casos|supuestos|circunstancias)\b)")
+# A figure a question names without a unit that says it is not a speed: "¿Puedo ir a 100?",
+# "a 90 km/h" — not "3 metros", "18 años", "3.500 kg".
+Q_FIGURE = re.compile(r"(?<![\d.,])\d{2,3}(?![\d.,]*\d)(?!\s*(?:metros|m\b|cm|kg|kilos|años|%|"
+                      r"toneladas|minutos|segundos|horas|gramos|mg|g/l|personas|plazas|puntos|"
+                      r"euros))", re.IGNORECASE)

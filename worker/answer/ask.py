@@ -23,6 +23,7 @@ from typing import Protocol
 from citavial.build.models import AllowlistEntry, SearchHit, SearchResult
 from citavial.worker.answer import signq as signs
 from citavial.worker.answer.allowlist import Allowlist
+from citavial.worker.answer.beside import settle
 from citavial.worker.answer.calibration import Calibration
 from citavial.worker.answer.cite import (
     Reader,
@@ -101,6 +102,8 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
                       len(retrieved),
                       None if span is None else span.score, cal.gate, cal.thresholds)
     choice = None
+    if decision.outcome == ANSWER and span is not None:   # the words beside it (beside.py)
+        entries, span = settle(q, entries, span, reader)
     if decision.outcome == ANSWER and span is not None and q.options:
         choice = _judge(q, span, entries)
     return Reading(q, result, entries, span, decision, choice, len(retrieved))
@@ -131,6 +134,7 @@ def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry]) -> Verdic
     cited = [Evidence(main.ref, main.text)]
     cited += [Evidence(p.ref, p.text) for p in (span.lead_in, span.exception) if p is not None]
     shown = [Evidence(e.ref, e.text) for e in entries[:SOURCES]]
+    shown += [Evidence(p.ref, p.text) for p in (*span.before, *span.items, *span.after)]
     return judge(q.options, cited, cited + shown)
 
 

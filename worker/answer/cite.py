@@ -18,7 +18,7 @@ from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.answer.decide import UNSURE, Decision
 from citavial.worker.answer.judge import Verdict
 from citavial.worker.answer.question import Question
-from citavial.worker.answer.span import Span, idf_table
+from citavial.worker.answer.span import Cell, Piece, Span, idf_table
 from citavial.worker.answer.spanlink import SpanLinker
 
 EXTRACTIVE_LABEL = "Respuesta extractiva: las palabras del Reglamento que responden."
@@ -61,7 +61,9 @@ class Reader:
         skipping the item's sibling items; None for a passage that is not a list item."""
         i = self.position.get(ref)
         last = ref.rsplit(".", 1)[-1]
-        if i is None or not (len(last) == 1 or (last[:-1].isdigit() and last[-1] in "oa")):
+        # a letter ("b") or an ordinal ("2o") — not an apartado ("3"), which is no list item
+        if i is None or not ((len(last) == 1 and last.isalpha())
+                             or (last[:-1].isdigit() and last[-1] in "oa")):
             return None
         parent = parent_ref(ref, self.known)
         for j in range(i - 1, -1, -1):
@@ -133,19 +135,27 @@ def citation(n: int, e: AllowlistEntry) -> dict:
             **norm_fields(e)}
 
 
+def shown_pieces(span: Span) -> list[Piece]:
+    """Every piece of text the answer shows, in citation order: the answer's words, its
+    lead-in, its exception, then the words beside it (beside.py)."""
+    return [span.main, *(p for p in (span.lead_in, span.exception) if p is not None),
+            *span.before, *span.items, *span.after]
+
+
 def cited_entries(span: Span, entries: Sequence[AllowlistEntry],
                   reader: Reader) -> list[AllowlistEntry]:
-    """The answer's passage first, then its lead-in's, then other retrieved ones (≤ 3)."""
+    """The answer's passage first, then the passage of every other piece it shows, then other
+    retrieved ones while there are fewer than MAX_CITATIONS."""
     out = [entries[span.rank]]
-    for extra in (span.lead_in, span.exception):
-        if extra is not None:
-            out.append(reader.allowlist.get(extra.ref) or out[0])
+    for extra in shown_pieces(span)[1:]:
+        out.append(reader.allowlist.get(extra.ref) or out[0])
+    out = list(dict.fromkeys(out))
     for e in entries:
         if len(out) >= MAX_CITATIONS:
             break
         if e not in out:
             out.append(e)
-    return list(dict.fromkeys(out))[:MAX_CITATIONS]
+    return out
 
 
 def _row_text(span: Span) -> str:
@@ -162,7 +172,12 @@ def answer_event(q: Question, span: Span, choice: Verdict | None,
     out: dict = {"outcome": "answer", "label": EXTRACTIVE_LABEL, "cite": 1,
                  "kind": "table" if span.cells else "option" if choice else "clause",
                  "text": span.main.text, "emphasis": [list(x) for x in span.emphasis],
-                 "lead_in": None, "exception": None, "table": None, "option": None}
+                 "lead_in": None, "exception": None, "table": None, "option": None,
+                 "before": [{"text": p.text, "cite": number.get(p.ref, 1)} for p in span.before],
+                 "items": [{"text": p.text, "cite": number.get(p.ref, 1),
+                            "answer": p.ref == span.main.ref} for p in span.items],
+                 "after": [{"text": p.text, "cite": number.get(p.ref, 1)} for p in span.after],
+                 "clarify": clarify(span.cells)}
     if span.lead_in is not None:
         out["lead_in"] = {"text": span.lead_in.text, "cite": number.get(span.lead_in.ref, 1)}
     if span.exception is not None:
@@ -193,15 +208,39 @@ def option_payload(choice: Verdict, reader: Reader) -> dict:
 
 
 def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reader) -> dict:
+    """The citations, each shown piece's carrying ``span`` (its words) and ``span_url`` (their
+    link, proven on the served page by spanlink.py, or the passage's own link)."""
     cited = cited_entries(span, entries, reader)
     out = [citation(n, e) for n, e in enumerate(cited, 1)]
     words = _row_text(span) if span.cells else span.main.text
     out[0]["span"] = words
     out[0]["span_url"] = reader.span_url(cited[0], words)
-    if span.lead_in is not None and len(out) > 1 and cited[1].ref == span.lead_in.ref:
-        out[1]["span"] = span.lead_in.text
-        out[1]["span_url"] = cited[1].url
+    at = {e.ref: i for i, e in enumerate(cited)}
+    for piece in shown_pieces(span)[1:]:
+        i = at.get(piece.ref)
+        if i is not None and "span" not in out[i] and piece.text in cited[i].text:
+            out[i]["span"] = piece.text
+            out[i]["span_url"] = reader.span_url(cited[i], piece.text)
     return {"extractive": True, "label": EXTRACTIVE_LABEL, "citations": out}
+
+
+# What a table answer of several cells asks back (plain Spanish, never a quote): the table
+# tells apart what the question did not say.
+CLARIFY = {
+    ("km/h", True, True): "¿En qué vía y con qué vehículo? El límite depende de las dos cosas:",
+    ("km/h", False, True): "¿Con qué vehículo? En esa vía el límite depende de él:",
+    ("km/h", True, False): "¿Por qué vía? Para ese vehículo el límite depende de ella:",
+}
+CLARIFY_ANY = "Depende del caso; estas son las celdas de la tabla que se aplican:"
+
+
+def clarify(cells: Sequence[Cell]) -> str | None:
+    """The question back for a table answer of several cells (rows: roads, columns: vehicles
+    in the table of speeds), or None for one cell or none."""
+    if len(cells) < 2:
+        return None
+    rows, columns = len({c.row for c in cells}) > 1, len({c.column for c in cells}) > 1
+    return CLARIFY.get((cells[0].unit, rows, columns), CLARIFY_ANY)
 
 
 def abstain_event(decision: Decision, shown: Sequence[AllowlistEntry]) -> dict:

@@ -7,8 +7,10 @@ from collections.abc import Iterable
 
 
 def shown_text(answer: dict | None, lead: str = "") -> str:
-    """What the reader sees first, as plain text: the model's kept lead (if any), the option,
-    the lead-in, the answer's words (a table answer as row · column → value), the exception."""
+    """What the reader sees first, as plain text, in reading order: the model's kept lead (if
+    any), the option, the question back (a vague question), the words that name the
+    antecedent, the lead-in, the answer's words (a table answer as row · column → value) with
+    the items of its list, the exception, the qualifying passage after it."""
     if answer is None:
         return lead
     parts = [lead]
@@ -16,17 +18,22 @@ def shown_text(answer: dict | None, lead: str = "") -> str:
     if option:
         parts.append(f"{option['letter']}) {option['text']}" if option["letter"]
                      else option["text"])
+    parts.append(answer.get("clarify") or "")
+    parts += [p["text"] for p in answer.get("before") or ()]
     if answer.get("lead_in"):
         parts.append(answer["lead_in"]["text"])
     table = answer.get("table")
+    items = answer.get("items") or []
     if table:
         parts += [f"{c['row']} · {c['column']}: {c['value']}" + (f" {c['unit']}" if c["unit"]
                                                                    else "")
                   for c in table["cells"]]
-    else:
+    elif not any(p["answer"] for p in items):
         parts.append(answer["text"])
+    parts += [p["text"] for p in items]   # the answer's own item stands in its place
     if answer.get("exception"):
         parts.append(answer["exception"]["text"])
+    parts += [p["text"] for p in answer.get("after") or ()]
     return " ".join(p for p in parts if p)
 
 

@@ -126,7 +126,8 @@ def events(p: SignPlan, reader: Reader, index_version: str) -> Iterator[tuple[st
     d = p.definition
     yield "answer", {"outcome": "answer", "label": EXTRACTIVE_LABEL, "cite": 1, "kind": "clause",
                      "text": d.text, "emphasis": [], "lead_in": None, "exception": None,
-                     "table": None, "option": None}
+                     "table": None, "option": None, "before": [], "items": [], "after": [],
+                     "clarify": None}
     cited = [citation(n, e) for n, e in enumerate(p.passages, 1)]
     cited[0]["span"], cited[0]["span_url"] = d.text, reader.span_url(d, d.text)
     yield "citations", {"extractive": True, "label": EXTRACTIVE_LABEL, "citations": cited}

@@ -71,6 +71,11 @@ class Span:
     exception: Piece | None = None
     cells: tuple[Cell, ...] = ()
     emphasis: tuple[tuple[int, int], ...] = ()   # offsets inside main.text
+    # the words beside it (worker/answer/beside.py): what names its antecedent, the items of
+    # its list, the passage after it that qualifies it — each literal, in document order
+    before: tuple[Piece, ...] = ()
+    items: tuple[Piece, ...] = ()
+    after: tuple[Piece, ...] = ()
 
     def __repr__(self) -> str:
         return f"Span({self.main.ref}, {self.score:.2f}, {self.main.text[:30]!r})"
@@ -182,9 +187,10 @@ def _header_score(q: Question, header: str) -> float:
 
 
 def table_cells(q: Question, rows: Sequence[Sequence[tuple[str, bool]]],
-                context: str) -> tuple[Cell, ...]:
+                context: str, whole: bool = False) -> tuple[Cell, ...]:
     """The cells the question names: where its row and its column cross (one cell), or the
-    whole row (or column) when it names only one of them; () when it names neither."""
+    whole row (or column) when it names only one of them; () when it names neither — or,
+    with ``whole``, every cell (a question too vague for the table: worker/answer/vague.py)."""
     header = [c for c, _ in rows[0]] if rows and all(h for _, h in rows[0][1:]) else None
     body = [r for r in rows[1:] if r and r[0][0]] if header else []
     if not header or not body:
@@ -197,7 +203,8 @@ def table_cells(q: Question, rows: Sequence[Sequence[tuple[str, bool]]],
     unit = "km/h" if "velocidad" in fold(context) else ""
     pick = [(r, c) for r in range(len(body)) for c in range(1, len(header))
             if (rs < MIN_HEADER or r == ri) and (cs < MIN_HEADER or c == ci)]
-    if (cs < MIN_HEADER and rs < MIN_HEADER) or len(pick) > max(len(header) - 1, len(body)):
+    if not whole and ((cs < MIN_HEADER and rs < MIN_HEADER)
+                      or len(pick) > max(len(header) - 1, len(body))):
         return ()
     return tuple(Cell(body[r][0][0], header[c], body[r][c][0], unit) for r, c in pick
                  if c < len(body[r]))
