@@ -312,7 +312,12 @@
         box.appendChild(why);
       }
     }
+    if (d.clarify) box.appendChild(el("p", "cv-clarify", d.clarify)); // asks back: not a quote
+    (d.before || []).forEach(function (p) { // what names its antecedent ("Dichos ocupantes…")
+      box.appendChild(el("p", "cv-before", p.text));
+    });
     if (d.lead_in) box.appendChild(el("p", "cv-lead-in", d.lead_in.text));
+    var items = d.items || [], inList = items.some(function (p) { return p.answer; });
     if (d.table) {
       var t = el("table", "cv-table");
       t.appendChild(el("caption", null, "Celdas de la tabla que responden"));
@@ -324,8 +329,21 @@
         t.appendChild(tr);
       });
       box.appendChild(t);
-    } else box.appendChild(marked(d.text, d.emphasis));
+    } else if (!inList) box.appendChild(marked(d.text, d.emphasis));
+    if (items.length) { // the list the answer belongs to or introduces, in the text's order
+      var ul = el("ul", "cv-list");
+      items.forEach(function (p) {
+        var li = el("li", p.answer ? "cv-li cv-li-answer" : "cv-li");
+        if (p.answer) li.appendChild(marked(d.text, d.emphasis));
+        else li.textContent = p.text;
+        ul.appendChild(li);
+      });
+      box.appendChild(ul);
+    }
     if (d.exception) box.appendChild(el("p", "cv-exception", "Excepción: " + d.exception.text));
+    (d.after || []).forEach(function (p) { // the passage after it that qualifies it
+      box.appendChild(el("p", "cv-after", p.text));
+    });
     st.answer = box;
     st.item.appendChild(box);
   }

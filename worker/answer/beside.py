@@ -165,23 +165,28 @@ def _list_of(head: AllowlistEntry, passages: Passages) -> tuple[Piece, ...]:
 
 def _antecedents(pieces: Sequence[Piece], passages: Passages,
                  shown: set[str]) -> tuple[Piece, ...]:
-    """What names the subject of the first piece read, when it points back from the start of
-    its passage (the passage before it), then the paragraphs the shown pieces cross-refer to."""
+    """What names the subject of the first piece read, when it points back (or qualifies)
+    from the start of its passage: the passage before it; then the paragraphs the shown
+    pieces cross-refer to."""
     out: list[Piece] = []
     first = pieces[0]
-    m = P.ANAPHOR.match(fold(first.text))
-    if m is not None and _opens_passage(first, passages):
+    folded = fold(first.text)
+    m = P.ANAPHOR.match(folded)
+    # "No obstante, se permitirá a los ciclistas… sin mantener tal separación" is read with
+    # the rule it qualifies, like a span that points back
+    if (m is not None or P.QUALIFIES_PREVIOUS.match(folded)) and _opens_passage(first, passages):
         prev = _previous(first.ref, passages)
         if prev is not None and prev.ref not in shown:
-            out.append(_naming(prev, m.group(1)))
+            out.append(_naming(prev, m.group(1) if m is not None else None))
     for piece in [*out, *pieces]:
         for x in P.CROSS_REF.finditer(fold(piece.text)):
             ref = _resolve(piece.ref, x.group(1), x.group(2))
             e = passages.allowlist.get(ref) if ref is not None else None
-            if e is not None and e.ref not in shown and e.ref not in {p.ref for p in out}:
+            # a lead-in without its list ("El orden de preferencia … es el siguiente:")
+            # defines nothing
+            if e is not None and e.ref not in shown and e.ref not in {p.ref for p in out} \
+                    and not e.text.rstrip().endswith(":"):
                 out.append(_naming(e, None))
-    # a lead-in without its list ("El orden de preferencia … es el siguiente:") names nothing
-    out = [p for p in out if not p.text.rstrip().endswith(":")]
     return tuple(sorted(out[:MAX_BEFORE], key=lambda p: passages.position.get(p.ref, 0)))
 
 
@@ -194,11 +199,18 @@ def _opens_passage(piece: Piece, passages: Passages) -> bool:
 
 
 def _previous(ref: str, passages: Passages) -> AllowlistEntry | None:
-    """The passage before ``ref`` in the same unit (not a table: a bag of cells names nothing)."""
+    """The passage before ``ref`` in the same unit — for an apartado ("…art12.2"), the head
+    of the apartado before it ("…art12.1"), not that one's last item — never a table (a bag
+    of cells names nothing)."""
     i = passages.position.get(ref)
     if not i:
         return None
-    prev = passages.allowlist.get(passages.order[i - 1])
+    here = Ref.parse(ref)
+    n = here.parts[-1]
+    if here.parent == here.unit and n.isdigit() and int(n) > 1:
+        prev = passages.allowlist.get(f"{here.unit}.{int(n) - 1}")
+    else:
+        prev = passages.allowlist.get(passages.order[i - 1])
     if prev is None or Ref.parse(prev.ref).unit != Ref.parse(ref).unit or passages.table(prev.ref):
         return None
     return prev
