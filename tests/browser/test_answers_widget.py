@@ -196,3 +196,44 @@ def test_from_file_the_widget_can_use_a_worker_on_another_port(worker, built_sit
     it = ask(tab, "¿Se puede conducir con auriculares?")
     assert it.locator(".cv-answer").count() == 1, it.inner_text()
     assert tab.evaluate("() => localStorage.getItem('citavial.api')") == srv.url
+
+
+# The words beside the answer (worker/answer/beside.py, vague.py), as a student reads them in
+# the widget, on a desktop and on a phone: our own questions, never the DGT bank's.
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
+def test_the_answer_shows_the_words_beside_it_in_reading_order(worker, browser, width, height):
+    srv, _ = worker
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.route("http://127.0.0.1:8000/**", lambda route: route.abort())
+    try:
+        page.goto(srv.url + "/index.html")
+        # who "dichos ocupantes" are (≤ 135 cm), then the rule with its "Excepcionalmente…",
+        # then the cases it lists
+        box = ask(page, "¿Un niño puede sentarse delante en el coche?").locator(".cv-answer")
+        kinds = box.evaluate("b => Array.from(b.children).map(c => c.className)")
+        assert [k for k in kinds if k in ("cv-before", "cv-a", "cv-list")] == \
+            ["cv-before", "cv-before", "cv-a", "cv-list"], kinds
+        assert "135 centímetros" in box.locator(".cv-before").first.inner_text()
+        assert "Excepcionalmente podrán ocupar" in box.locator(":scope > .cv-a").inner_text()
+        items = box.locator(".cv-list > li").all_inner_texts()
+        assert len(items) == 4 and items[0].startswith("1.º") and items[2].startswith("3.º")
+        assert box.locator(".cv-before").first.is_visible()
+        # "¿cuándo…?" over the letters of one apartado: its lead-in and every letter, the one
+        # that answers in its place (and in bold where it holds a figure)
+        box = ask(page, "¿Cuándo es obligatorio llevar encendidas las luces de corto "
+                        "alcance?").locator(".cv-answer")
+        letters = box.locator(".cv-list > li").all_inner_texts()
+        assert [t[:2] for t in letters] == ["a)", "b)", "c)"], letters
+        assert box.locator(".cv-li-answer").count() == 1
+        assert box.locator(":scope > .cv-a").count() == 0   # not shown twice
+        assert box.locator(".cv-lead-in").inner_text().startswith("2. Todo vehículo")
+        # too vague for the table: the question back, then every cell of the table
+        box = ask(page, "¿Puedo circular a 100?").locator(".cv-answer")
+        kinds = box.evaluate("b => Array.from(b.children).map(c => c.className)")
+        assert kinds.index("cv-clarify") < kinds.index("cv-table"), kinds
+        assert box.locator(".cv-clarify").inner_text().startswith("¿En qué vía y con qué vehículo?")
+        assert box.locator(".cv-table tr").count() == 6
+        assert "100 km/h" in box.locator(".cv-table .cv-fact").all_inner_texts()
+    finally:
+        context.close()
