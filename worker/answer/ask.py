@@ -1,7 +1,9 @@
 """Answer one question: the single path behind POST /api/ask, `citavial ask` and the benchmarks.
 
     read the question (question.py) → retrieve → pick the words that answer (span.py)
-    → decide: answer / unsure / not regulated by any norm covered (decide.py) → which option, if pasted (options.py)
+    → decide: answer / unsure / not regulated by any norm covered (decide.py) → the words
+    beside it (beside.py: antecedent, qualifier, list; the table for a question too vague for
+    it, vague.py) → which option, if pasted (options.py)
     → [a one-line lead by the model (generate.py), off by default] → cite (cite.py: allowlist
     entries, with span links proven by the gate's matcher)
 
