@@ -135,6 +135,9 @@ QUALIFIER = re.compile(
 QUALIFIES_PREVIOUS = re.compile(
     r"^(?:\d+\.[oa]?\s+)?(?:excepcionalmente|no obstante|sin embargo|se exceptua|"
     r"quedan? exceptuad|lo dispuesto en (?:el|los) (?:apartados?|parrafos?) anterior)")
+# A continuation paragraph that carries the same rule on ("Igualmente, llevará encendido dicho
+# alumbrado en los poblados…", "Asimismo, …").
+CONTINUES = re.compile(r"^(?:igualmente|asimismo|del mismo modo|de igual modo|tambien)\b")
 # A defining cross-reference inside the same article: "los ocupantes a que se refiere el párrafo
 # segundo del apartado 1", "los vehículos mencionados en el apartado anterior".
 CROSS_REF = re.compile(

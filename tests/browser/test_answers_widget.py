@@ -220,16 +220,15 @@ def test_the_answer_shows_the_words_beside_it_in_reading_order(worker, browser, 
         assert len(items) == 4 and items[0].startswith("1.º") and items[2].startswith("3.º")
         assert box.locator(".cv-before").first.is_visible()
         # "¿cuándo…?" over the letters of one apartado: its lead-in and every letter, the one
-        # that answers in its place (and in bold where it holds a figure)
-        box = ask(page, "¿Cuándo es obligatorio llevar encendidas las luces de corto "
-                        "alcance?").locator(".cv-answer")
+        # that answers in its place, not shown twice
+        box = ask(page, "¿Cuándo debo llevar puesta la luz de cruce?").locator(".cv-answer")
         letters = box.locator(".cv-list > li").all_inner_texts()
-        assert [t[:2] for t in letters] == ["a)", "b)", "c)"], letters
+        assert len(letters) >= 2 and all(re.match(r"[a-z]\) ", t) for t in letters), letters
         assert box.locator(".cv-li-answer").count() == 1
-        assert box.locator(":scope > .cv-a").count() == 0   # not shown twice
-        assert box.locator(".cv-lead-in").inner_text().startswith("2. Todo vehículo")
+        assert box.locator(":scope > .cv-a").count() == 0
+        assert box.locator(".cv-lead-in").inner_text().rstrip().endswith(":")
         # too vague for the table: the question back, then every cell of the table
-        box = ask(page, "¿Puedo circular a 100?").locator(".cv-answer")
+        box = ask(page, "¿A cuánto puedo ir?").locator(".cv-answer")
         kinds = box.evaluate("b => Array.from(b.children).map(c => c.className)")
         assert kinds.index("cv-clarify") < kinds.index("cv-table"), kinds
         assert box.locator(".cv-clarify").inner_text().startswith("¿En qué vía y con qué vehículo?")

@@ -247,13 +247,22 @@ def _naming(e: AllowlistEntry, noun: str | None, last: bool = True) -> Piece:
 def _after(main: Piece, entry: AllowlistEntry, passages: Passages,
            shown: set[str]) -> tuple[Piece, ...]:
     """The next passage of the unit, when the answer ends its passage and that one opens by
-    qualifying it ("Excepcionalmente, …"); not one that introduces a list of its own."""
+    qualifying it ("Excepcionalmente, …") or, as a paragraph of the same apartado, carries it
+    on ("Igualmente, …", "Dicha prohibición…"); not one that introduces a list of its own."""
     i = passages.position.get(entry.ref)
     if i is None or i + 1 >= len(passages.order) or main.end < len(entry.text.rstrip()):
         return ()
     nxt = passages.allowlist.get(passages.order[i + 1])
     if nxt is None or nxt.ref in shown or Ref.parse(nxt.ref).unit != Ref.parse(entry.ref).unit \
-            or nxt.text.rstrip().endswith(":") or not P.QUALIFIES_PREVIOUS.match(fold(nxt.text)):
+            or nxt.text.rstrip().endswith(":"):
+        return ()
+    f = fold(nxt.text)
+    here, there = Ref.parse(entry.ref), Ref.parse(nxt.ref)
+    # a paragraph of the same apartado that carries the rule on ("Igualmente, … dicho
+    # alumbrado…") is read with it too
+    goes_on = there.parts[-1].startswith("p") and there.parent in (here, here.parent) \
+        and (P.CONTINUES.match(f) is not None or P.ANAPHOR.match(f) is not None)
+    if not (P.QUALIFIES_PREVIOUS.match(f) or goes_on):
         return ()
     return (_naming(nxt, None, last=False),)
 
