@@ -61,9 +61,7 @@ class Reader:
         skipping the item's sibling items; None for a passage that is not a list item."""
         i = self.position.get(ref)
         last = ref.rsplit(".", 1)[-1]
-        # a letter ("b") or an ordinal ("2o") — not an apartado ("3"), which is no list item
-        if i is None or not ((len(last) == 1 and last.isalpha())
-                             or (last[:-1].isdigit() and last[-1] in "oa")):
+        if i is None or not (len(last) == 1 or (last[:-1].isdigit() and last[-1] in "oa")):
             return None
         parent = parent_ref(ref, self.known)
         for j in range(i - 1, -1, -1):
@@ -144,18 +142,17 @@ def shown_pieces(span: Span) -> list[Piece]:
 
 def cited_entries(span: Span, entries: Sequence[AllowlistEntry],
                   reader: Reader) -> list[AllowlistEntry]:
-    """The answer's passage first, then the passage of every other piece it shows, then other
-    retrieved ones while there are fewer than MAX_CITATIONS."""
-    out = [entries[span.rank]]
-    for extra in shown_pieces(span)[1:]:
-        out.append(reader.allowlist.get(extra.ref) or out[0])
-    out = list(dict.fromkeys(out))
-    for e in entries:
-        if len(out) >= MAX_CITATIONS:
-            break
-        if e not in out:
-            out.append(e)
-    return out
+    """The answer's passage first, then the passage of every other piece it shows, then the
+    retrieved ones that fill its first MAX_CITATIONS with its lead-in and exception — the
+    words shown beside the answer never push those out."""
+    main = entries[span.rank]
+    pieces = shown_pieces(span)
+    out = list(dict.fromkeys([main] + [reader.allowlist.get(p.ref) or main for p in pieces[1:]]))
+    first = list(dict.fromkeys([main] + [reader.allowlist.get(p.ref) or main for p in pieces[1:]
+                                         if p in (span.lead_in, span.exception)]))
+    room = MAX_CITATIONS - len(first)
+    out += [e for e in entries if e not in first][:max(0, room)]
+    return list(dict.fromkeys(out))
 
 
 def _row_text(span: Span) -> str:
