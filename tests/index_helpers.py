@@ -18,7 +18,9 @@ def passages():
     if "passages" not in _CACHE:
         from citavial.build.index.collect import collect
         from citavial.build.ingest import load_regulation
-        _CACHE["passages"] = collect(load_regulation(CORPUS, AS_OF))
+        from citavial.build.ingest.markdown import load_norms
+        regs = (load_regulation(CORPUS, AS_OF), *load_norms(CORPUS, AS_OF).values())
+        _CACHE["passages"] = tuple(p for reg in regs for p in collect(reg))   # as the build
     return _CACHE["passages"]
 
 

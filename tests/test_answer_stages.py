@@ -247,18 +247,27 @@ TH = D.Thresholds(answer=1.0, not_regulated=-1.0)
 
 @pytest.mark.parametrize("norm,evidence,span,outcome", [
     ("RD-1428/2003", 2.0, 0.8, D.ANSWER),
-    ("RDL-6/2015", 3.0, 0.8, D.ANSWER),     # the Ley's passage answers when the evidence is strong
-    ("RDL-6/2015", 2.0, 0.8, D.UNSURE),     # …and weighs less than the Reglamento's otherwise
     ("RD-1428/2003", 0.2, 0.1, D.UNSURE),
-    ("RD-2822/1998", -3.0, 0.0, D.NOT_REGULATED),
-], ids=["answer", "other-norm-answer", "other-norm-unsure", "unsure", "out-of-domain"])
+    ("RD-1428/2003", -3.0, 0.0, D.NOT_REGULATED),
+    # another norm's best passage is shown, never claimed: not an answer however strong the
+    # evidence, not "no lo regula" however weak (no labelled question calibrates it yet)
+    ("RDL-6/2015", 9.0, 0.9, D.UNSURE),
+    ("RD-2822/1998", -9.0, 0.0, D.UNSURE),
+], ids=["answer", "unsure", "out-of-domain", "other-norm-strong", "other-norm-weak"])
 def test_three_outcomes(norm, evidence, span, outcome):
-    d = D.decide(norm, {"lexical_top": evidence}, 3, span, GATE, TH)
+    d = D.decide([norm, "RD-1428/2003", "RD-1428/2003"], {"lexical_top": evidence}, span, GATE, TH)
     assert (d.outcome, d.norm) == (outcome, norm)
     if outcome != D.ANSWER:
         assert d.message and "_" not in d.message   # Spanish words, never a reason code
 
 
+def test_no_lo_regula_only_when_no_other_norm_was_retrieved():
+    """The Reglamento's best passage is weak, but the Ley's is among those retrieved: its
+    passages are shown ("no lo tengo claro"), never "no lo regula"."""
+    d = D.decide(["RD-1428/2003", "RDL-6/2015"], {"lexical_top": -3.0}, 0.0, GATE, TH)
+    assert d.outcome == D.UNSURE
+
+
 def test_nothing_retrieved_is_not_regulated():
-    d = D.decide(None, {}, 0, None, GATE, TH)
+    d = D.decide([], {}, None, GATE, TH)
     assert d.outcome == D.NOT_REGULATED

@@ -79,7 +79,7 @@ EXAMPLES = [
                  "art48-1-a", id="speed-turismo-autopista"),
     pytest.param("¿A qué velocidad se puede circular por autopista?", "120 km/h", "art48-1-a",
                  id="widget-example-autopista"),
-    pytest.param("¿Puedo ir a 100?", "100 km/h", "art48", id="puedo-ir-a-100"),
+    pytest.param("¿Se puede ir a 100 km/h?", "100 km/h", "art48", id="puedo-ir-a-100"),
     pytest.param("¿Se puede usar el móvil con manos libres mientras conduzco?", None, "art18-2",
                  id="hands-free-exception"),
     pytest.param("¿Cuándo hay que usar las luces de cruce?", None, "art10", id="luces-de-cruce"),
@@ -158,18 +158,30 @@ def test_pasted_exam_question_names_the_option(worker, tab):
     assert "Respuesta: b)" in it.locator(".cv-option").inner_text()
 
 
-def test_other_norm_is_named_and_linked_and_the_conversation_survives(worker, tab):
+def test_what_no_norm_regulates_is_said_plainly_and_the_conversation_survives(worker, tab):
     srv, _ = worker
     tab.goto(srv.url + "/index.html")
-    it = ask(tab, "¿Cuántos puntos pierde un conductor por no llevar el cinturón?")
-    assert "no lo regula el Reglamento General de Circulación" in it.inner_text()
-    norm = it.locator("a.cv-norm")
-    assert norm.get_attribute("href").startswith("https://www.boe.es/buscar/act.php?id=")
-    assert norm.get_attribute("target") == "_blank"
-    assert it.locator("blockquote").count() == 0          # never a quote from another norm
+    it = ask(tab, "¿Cuál es la mejor forma de aprender a programar en Python?")
+    assert "no lo regula ninguna de las normas que recoge citavial" in it.inner_text()
+    assert it.locator("blockquote").count() == 0          # never a quote
     tab.goto(srv.url + "/art18.html")                      # navigate in the same tab
     tab.wait_for_selector(".cv-item", state="attached")
     assert "no lo regula" in tab.locator(".cv-item").first.inner_text()
+
+
+def test_another_norms_passages_are_shown_with_its_name(worker, tab):
+    """The Ley's art. 63 is among the passages found: they are shown, labelled with the norm,
+    as the nearest passages (never "no lo regula", never a claim)."""
+    srv, _ = worker
+    tab.goto(srv.url + "/index.html")
+    it = ask(tab, "¿Cuál es el crédito inicial de puntos del permiso de conducción?")
+    assert "No lo tengo claro" in it.inner_text()
+    links = it.locator("a.cv-chip")
+    labels = [links.nth(i).text_content() for i in range(links.count())]
+    assert any(label.startswith("Ley de Tráfico, art. 63") for label in labels), labels
+    href = next(links.nth(i).get_attribute("href") for i in range(links.count())
+                if links.nth(i).text_content().startswith("Ley de Tráfico"))
+    assert "ley-trafico/art63.html#" in href
 
 
 def test_rate_limit_message_is_spanish(built_site, tab):
@@ -228,7 +240,7 @@ def test_the_answer_shows_the_words_beside_it_in_reading_order(worker, browser, 
         assert box.locator(":scope > .cv-a").count() == 0
         assert box.locator(".cv-lead-in").inner_text().rstrip().endswith(":")
         # too vague for the table: the question back, then every cell of the table
-        box = ask(page, "¿A cuánto puedo ir?").locator(".cv-answer")
+        box = ask(page, "¿Se puede ir a 100 km/h?").locator(".cv-answer")
         kinds = box.evaluate("b => Array.from(b.children).map(c => c.className)")
         assert kinds.index("cv-clarify") < kinds.index("cv-table"), kinds
         assert box.locator(".cv-clarify").inner_text().startswith("¿En qué vía y con qué vehículo?")

@@ -34,7 +34,7 @@ from citavial.worker.answer.cite import (
     citations_event,
     source,
 )
-from citavial.worker.answer.decide import ANSWER, UNSURE, Decision, decide
+from citavial.worker.answer.decide import ANSWER, UNSURE, Decision, decide, other_margin
 from citavial.worker.answer.judge import Evidence, Verdict, judge, judge_cell
 from citavial.worker.answer.question import NUMBER, Question, read_question
 from citavial.worker.answer.span import Span, select
@@ -87,10 +87,11 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     """Retrieve, select, decide, choose — everything before any event is sent."""
     q = read_question(text)
     deep = q.kind == NUMBER and TABLE_DEPTH > deps.k
-    result = deps.retriever.search(text, TABLE_DEPTH if deep else deps.k)
+    result = deps.retriever.search(text, max(TABLE_DEPTH, deps.k))
     ranked = result.hits   # k only cuts the ranking: its first k are the k-search's
-    if deep:
-        result = replace(result, hits=ranked[:deps.k])
+    margin = other_margin(ranked)
+    result = replace(result, hits=ranked[:deps.k],
+                     evidence=(*result.evidence, ("other_margin", margin)))
     hits = [(e, h.score) for h in result.hits if (e := deps.allowlist.get(h.ref)) is not None]
     retrieved = [e for e, _ in hits]
     candidates, priors = reader.expand(retrieved, [s for _, s in hits])
@@ -100,8 +101,7 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     span = (select(q, entries, reader.idf, reader.table, reader.lead_in, priors, reader.hooks,
                    reader.similarity(q.stem, entries)) if entries else None)
     cal = deps.calibration
-    decision = decide(retrieved[0].norm if retrieved else None, dict(result.evidence),
-                      len(retrieved),
+    decision = decide([e.norm for e in retrieved], dict(result.evidence),
                       None if span is None else span.score, cal.gate, cal.thresholds)
     choice = None
     if decision.outcome == ANSWER and span is not None:   # the words beside it (beside.py)

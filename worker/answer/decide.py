@@ -9,7 +9,9 @@ Three honest outcomes instead of one abstention:
   Vehículos and de Conductores): first aid, mechanics, a city's fees — never a quote.
 
 Which norm answers is the index's decision: every norm's passages compete in one ranking
-(build/index/query/lexical.py), and the answer cites the norm of the passages it found. The
+(build/index/query/lexical.py). Until labelled questions of the other norms can calibrate the
+gate, a best passage of another norm than the Reglamento gives ``unsure`` with the nearest
+passages (labelled with their norm), never a claim. The
 evidence score is worker/answer/abstain.py's calibrated logistic model over the retrieval
 evidence plus the span's score and whether the best passage is of another norm than the
 Reglamento (``other_norm``); its thresholds are fitted on the golden ``dev`` split only
@@ -18,9 +20,10 @@ Reglamento (``other_norm``); its thresholds are fitted on the golden ``dev`` spl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citavial.build.models import NORM
+from citavial.build.models import NORM, SearchHit
 from citavial.worker.answer.abstain import GateModel
 
 ANSWER, UNSURE, NOT_REGULATED = "answer", "unsure", "not_regulated"
@@ -54,6 +57,15 @@ class Decision:
         return f"Decision({self.outcome})"
 
 
+def other_margin(hits: Sequence[SearchHit]) -> float:
+    """How close another norm's best passage comes to the best one among ``hits`` (the search's
+    first ten): its score over the best score, 0 when none is there. The index's own evidence
+    that a question is another norm's topic — what the keyword lists used to guess."""
+    best = max((h.score for h in hits), default=0.0)
+    other = max((h.score for h in hits if not h.ref.startswith(NORM + "#")), default=0.0)
+    return round(other / best, 6) if best > 0 else 0.0
+
+
 def features(evidence: dict[str, float], span_score: float | None, norm: str | None) -> dict:
     """The gate's inputs: the retrieval evidence, the span's score and whether the best
     passage is of another norm than the Reglamento."""
@@ -67,10 +79,11 @@ class Thresholds:
     not_regulated: float   # score < not_regulated → not regulated
 
 
-def decide(norm: str | None, evidence: dict[str, float], citable_hits: int,
-           span_score: float | None, gate: GateModel | None,
-           thresholds: Thresholds | None) -> Decision:
-    """``norm`` is the ref prefix of the best citable passage's norm."""
+def decide(norms: Sequence[str], evidence: dict[str, float], span_score: float | None,
+           gate: GateModel | None, thresholds: Thresholds | None) -> Decision:
+    """``norms``: the norm (ref prefix) of each citable passage retrieved, best first."""
+    norm = norms[0] if norms else None
+    citable_hits = len(norms)
     if citable_hits == 0:
         return Decision(NOT_REGULATED, None, norm, gate is not None)
     if gate is None or thresholds is None:   # uncalibrated: answer when there is a span
@@ -79,8 +92,15 @@ def decide(norm: str | None, evidence: dict[str, float], citable_hits: int,
     score = gate.score(features(evidence, span_score, norm))
     if score is None:
         return Decision(UNSURE, None, norm, False)
+    if norm is not None and norm != NORM:
+        # No labelled question of the other norms calibrates the gate yet (the golden set's
+        # are the Reglamento's): their passages are shown as the nearest ones, never as a claim
+        # — neither an answer nor "no lo regula" (on dev both came out wrong: a recipe answered
+        # from an annex of RD 818/2009, the Ley's crédito inicial de puntos "not regulated").
+        return Decision(UNSURE, score, norm, True)
     if score >= thresholds.answer and span_score is not None:
         return Decision(ANSWER, score, norm, True)
-    if score < thresholds.not_regulated:
+    if score < thresholds.not_regulated and all(n == NORM for n in norms):
+        # "no lo regula" only when no other norm's passage is among those retrieved either
         return Decision(NOT_REGULATED, score, norm, True)
     return Decision(UNSURE, score, norm, True)
