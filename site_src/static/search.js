@@ -1,5 +1,7 @@
 /* citavial static search: no server, no worker. Reads window.CITAVIAL_SEARCH (search-index.js,
-   written by `citavial build`) and ranks passages EXACTLY as `citavial search` does: this file
+   written by `citavial build`: build/index/make/export.py), loads the postings of a query's
+   terms and the result data of the passages it shows from shards (search/terms-*.js,
+   search/docs-*.js) by inserting a <script> for each shard it needs, and ranks passages EXACTLY as `citavial search` does: this file
    mirrors build/index/lexical.py line for line (fold, tokens, forms and prefix fallback,
    negation prefixes, designators, integer BM25 sums, ties by ref, roll-up with the top group
    allowed FIRST_UNIT places) and finds the signs a query names exactly as
@@ -58,19 +60,54 @@
 
   function isDigit(tok) { return tok.charCodeAt(0) >= 48 && tok.charCodeAt(0) <= 57; }
 
-  function Index(data) {
+  /* export.decode_posting: "Δrow,weight,…" in base 36 → [row, weight, …] */
+  function decodePosting(text) {
+    var nums = text ? text.split(",") : [], out = new Int32Array(nums.length), prev = -1;
+    for (var i = 0; i < nums.length; i += 2) {
+      prev += parseInt(nums[i], 36) + 1;
+      out[i] = prev;
+      out[i + 1] = parseInt(nums[i + 1], 36);
+    }
+    return out;
+  }
+
+  /* The shard (position in starts) that holds item i: the last start <= i. */
+  function shardOf(starts, i) {
+    var lo = 0, hi = starts.length - 1;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= i) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /* `load(file)` returns a Promise settled once the shard script `file` (a path relative to
+     search-index.js) has run, i.e. has put its rows into window.CITAVIAL_SEARCH_PARTS. */
+  function Index(data, load) {
     this.data = data;
+    this.keys = data.keys;
+    this.loadFile = load;
+    this.postings = new Array(data.stems.length);
+    this.docs = new Array(data.keys.length);
+    this.pending = {};
     this.stop = new Set(data.stop);
     this.queryStop = new Set(data.query_stop);
-    this.forms = new Map(Object.entries(data.forms));
+    this.forms = new Map();   /* export.encode_forms: per stem, its words' suffixes */
+    for (var f = 0; f < data.forms.length; f++) {
+      if (data.forms[f] === null) continue;   /* "" is the stem itself */
+      data.forms[f].split(",").forEach(function (w) {
+        this.forms.set(w.charAt(0) === "!" ? w.slice(1) : data.stems[f] + w, f);
+      }, this);
+    }
     this.stemId = new Map();
     for (var i = 0; i < data.stems.length; i++) this.stemId.set(data.stems[i], i);
     /* the tie-break: each passage's position in sorted (full) ref order; a Reglamento
        passage's key is its bare fragment (lexical.ref_key), another norm's its whole ref */
-    var order = data.docs.map(function (d, i) { return i; });
+    var keys = data.keys;
+    var order = keys.map(function (d, i) { return i; });
     var full = function (k) { return k.indexOf("#") < 0 ? data.norm + "#" + k : k; };
     order.sort(function (a, b) {
-      var x = full(data.docs[a][0]), y = full(data.docs[b][0]);
+      var x = full(keys[a]), y = full(keys[b]);
       return x < y ? -1 : x > y ? 1 : 0;
     });
     this.tiebreak = new Int32Array(order.length);
@@ -270,20 +307,64 @@
   Index.prototype.named = function (question) {
     var frag = namedFragment(question), out = [];
     if (frag === null) return out;
-    this.data.docs.forEach(function (d, i) {
-      if (d[0] === frag || d[0].indexOf(frag + ".") === 0) out.push(i);
+    this.keys.forEach(function (k, i) {
+      if (k === frag || k.indexOf(frag + ".") === 0) out.push(i);
     });
     return out;
   };
 
+  /* --- shards: loaded once each, on demand ---------------------------------------------- */
+
+  /* A Promise settled when shard n of `kind` ("terms" | "docs") has been read in. */
+  Index.prototype.shard = function (kind, n) {
+    var name = kind + "-" + n, self = this;
+    if (!this.pending[name]) {
+      var info = this.data[kind === "terms" ? "term_shards" : "doc_shards"];
+      this.pending[name] = this.loadFile(info.files[n]).then(function () {
+        var parts = root.CITAVIAL_SEARCH_PARTS || {}, rows = parts[name], lo = info.starts[n];
+        if (!rows) throw new Error(info.files[n]);
+        for (var i = 0; i < rows.length; i++) {
+          if (kind === "terms") self.postings[lo + i] = decodePosting(rows[i]);
+          else self.docs[lo + i] = rows[i];
+        }
+        delete parts[name];
+      });
+    }
+    return this.pending[name];
+  };
+
+  /* A Promise settled when every item (term ids or passage rows) of `kind` is in memory. */
+  Index.prototype.need = function (kind, items) {
+    var starts = this.data[kind === "terms" ? "term_shards" : "doc_shards"].starts, seen = {};
+    var wait = [];
+    items.forEach(function (i) {
+      var n = shardOf(starts, i);
+      if (!seen[n]) { seen[n] = 1; wait.push(this.shard(kind, n)); }
+    }, this);
+    return Promise.all(wait);
+  };
+
+  /* A Promise settled when the postings rank() needs for `question` are loaded. */
+  Index.prototype.prepare = function (question) {
+    return this.need("terms", this.termIds(question));
+  };
+
+  /* What a result shows, once its docs shard is loaded (Index.need("docs", [d])). */
+  Index.prototype.result = function (d, scores) {
+    var doc = this.docs[d];
+    return { ref: this.keys[d], url: doc[0], heading: doc[1], place: doc[2], text: doc[3],
+      rows: doc[4], norm: this.data.norms[doc[5]] || "", score: scores ? scores[d] / this.data.scale : 0 };
+  };
+
   /* Ranked passage rows: integer score desc, ref asc; the first `head` places hold one passage
-     per group, except the top group, which may hold `first_unit`. */
+     per group, except the top group, which may hold `first_unit`. Call after prepare(). */
   Index.prototype.rank = function (question, limit) {
     var data = this.data, tb = this.tiebreak, groups = data.groups;
-    var scores = new Float64Array(data.docs.length);
+    var scores = new Float64Array(this.keys.length);
     var ids = this.termIds(question);
     for (var i = 0; i < ids.length; i++) {
-      var post = data.postings[ids[i]];
+      var post = this.postings[ids[i]];
+      if (post === undefined) throw new Error("postings of term " + ids[i] + " not loaded");
       for (var j = 0; j < post.length; j += 2) scores[post[j]] += post[j + 1];
     }
     var first = this.named(question), pinned = new Set(first);
@@ -303,12 +384,15 @@
       ids: ids };
   };
 
+  /* A Promise of the results, every shard they need loaded (the page renders each result
+     as soon as its own shard arrives instead: render below). */
   Index.prototype.search = function (question, limit) {
-    var docs = this.data.docs, scale = this.data.scale, ranked = this.rank(question, limit);
-    return ranked.rows.map(function (d) {
-      var doc = docs[d];
-      return { ref: doc[0], url: doc[1], heading: doc[2], place: doc[3], text: doc[4],
-        rows: doc[5], norm: doc[6] || "", score: ranked.scores[d] / scale };
+    var self = this;
+    return this.prepare(question).then(function () {
+      var ranked = self.rank(question, limit);
+      return self.need("docs", ranked.rows).then(function () {
+        return ranked.rows.map(function (d) { return self.result(d, ranked.scores); });
+      });
     });
   };
 
@@ -393,22 +477,70 @@
     return li;
   }
 
+  var generation = 0;   /* a newer search makes an older one's late shards a no-op */
+
+  function said(signs, n, q) {
+    var out = signs ? signs + (signs === 1 ? " señal" : " señales") : "";
+    if (n) out += (out ? " y " : "") + n + (n === 1 ? " resultado" : " resultados");
+    return out ? out + " para «" + q + "»."
+      : "Sin resultados para «" + q + "». Prueba con otras palabras.";
+  }
+
+  function failed(status, list, err) {
+    list.removeAttribute("aria-busy");
+    status.textContent = "No se pudo cargar una parte del índice de búsqueda (" + err.message +
+      "). Vuelve a cargar la página; si sigue sin cargar, vuelve a generar el sitio con " +
+      "«citavial build».";
+  }
+
+  /* Signs at once; then the postings of the query's terms; then one hidden slot per result,
+     each shown as soon as the docs shard that holds it arrives; the status (a live region)
+     speaks once every result is shown. */
   function render(index, input, list, status, signList) {
-    var q = input.value.trim();
+    var q = input.value.trim(), token = ++generation;
     list.textContent = "";
     if (signList) signList.textContent = "";
-    if (!q) { status.textContent = ""; return; }
-    var results = index.search(q, MAX_RESULTS);
+    if (!q) { status.textContent = ""; return Promise.resolve(); }
     var signs = signList ? index.signHits(q) : [];
-    var wanted = new Set(index.termIds(q));
-    var said = signs.length ? signs.length + (signs.length === 1 ? " señal" : " señales") : "";
-    if (results.length) {
-      said += (said ? " y " : "") + results.length + (results.length === 1 ? " resultado" : " resultados");
-    }
-    status.textContent = said ? said + " para «" + q + "»."
-      : "Sin resultados para «" + q + "». Prueba con otras palabras.";
     signs.forEach(function (s) { signList.appendChild(signItem(s)); });
-    results.forEach(function (r) { list.appendChild(hitItem(index, r, wanted)); });
+    list.setAttribute("aria-busy", "true");
+    return index.prepare(q).then(function () {
+      if (token !== generation) return;
+      var ranked = index.rank(q, MAX_RESULTS), wanted = new Set(ranked.ids);
+      var slots = ranked.rows.map(function () {
+        var li = document.createElement("li");
+        li.hidden = true;
+        list.appendChild(li);
+        return li;
+      });
+      return Promise.all(ranked.rows.map(function (d, i) {
+        return index.need("docs", [d]).then(function () {
+          if (token !== generation) return;
+          var li = hitItem(index, index.result(d, ranked.scores), wanted);
+          list.replaceChild(li, slots[i]);
+        });
+      })).then(function () {
+        if (token !== generation) return;
+        list.removeAttribute("aria-busy");
+        status.textContent = said(signs.length, ranked.rows.length, q);
+      });
+    }).catch(function (err) {
+      if (token === generation) failed(status, list, err);
+    });
+  }
+
+  /* Loads a shard by inserting a <script> (no fetch: works from file:// as over HTTP and from
+     the service worker's cache), its path relative to search-index.js's own URL. */
+  function scriptLoader(base) {
+    return function (file) {
+      return new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = new URL(file, base).href;
+        s.onload = function () { resolve(); };
+        s.onerror = function () { reject(new Error(file)); };
+        document.head.appendChild(s);
+      });
+    };
   }
 
   function start() {
@@ -418,12 +550,13 @@
     var list = document.getElementById("buscar-resultados");
     var status = document.getElementById("buscar-estado");
     var signList = document.getElementById("buscar-senales");
-    if (!root.CITAVIAL_SEARCH) {
+    var script = document.querySelector("script[src*='search-index']");
+    if (!root.CITAVIAL_SEARCH || !script) {
       status.textContent = "No se encuentra el índice de búsqueda (search-index.js). " +
         "Vuelve a generar el sitio con «citavial build».";
       return;
     }
-    var index = new Index(root.CITAVIAL_SEARCH);
+    var index = new Index(root.CITAVIAL_SEARCH, scriptLoader(script.src));
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
       render(index, input, list, status, signList);

@@ -65,8 +65,9 @@ def test_axe_reports_no_violation(context, served_site, path, steps):
                 step = step[1:]
             page.locator(step).first.click()
         if path.startswith("buscar.html"):
-            page.wait_for_function("() => document.querySelectorAll('main li').length > 0",
-                                   timeout=15000)
+            # the status speaks once every result's shard has arrived (search.js render)
+            page.wait_for_function("() => document.getElementById('buscar-estado')"
+                                   ".textContent !== ''", timeout=15000)
         page.wait_for_timeout(300)      # let the pages' own scripts settle (no timing asserted)
         page.add_script_tag(path=str(AXE))
         result = page.evaluate("""() => axe.run(document, {resultTypes: ['violations']})

@@ -10,7 +10,8 @@ from urllib.parse import quote
 import pytest
 from index_helpers import ROOT, built_dist
 
-from citavial.build.index.make.export import read_static
+from citavial.build.index.make.export import SHARD_DIR, read_static
+from citavial.build.index.query.lexical import ref_key
 from citavial.build.index.query.retriever import load_retriever
 from citavial.build.render.pages import ExtraPage, render_pages
 from citavial.build.web.assets import asset
@@ -36,6 +37,7 @@ def site(tmp_path_factory, reg):
     render_pages(reg, SITE_SRC, out, [ExtraPage("buscar.html", "search.html", {})])
     shutil.copytree(SITE_SRC / "static", out / "static")
     shutil.copy(asset(built_dist(), "search-index.js"), out / "search-index.js")
+    shutil.copytree(built_dist() / SHARD_DIR, out / SHARD_DIR)
     return out
 
 
@@ -56,7 +58,7 @@ def _results(tab):
 def test_page_ranks_like_the_cli(site, tab, question):
     data = read_static(site / "search-index.js")
     docs = {d[0]: d for d in data["docs"]}
-    expected = [h.ref.split("#", 1)[1]
+    expected = [ref_key(h.ref)
                 for h in load_retriever(built_dist()).search(question, k=20).hits]
     tab.goto(f"{(site / 'buscar.html').as_uri()}?q={quote(question)}")
     tab.wait_for_function("document.getElementById('buscar-estado').textContent !== ''")

@@ -86,7 +86,8 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
                 index_dir: str = INDEX_DIR, static: bool = True,
                 analysis: Analysis | None = None) -> str:
     """Write the search index of ``passages`` into ``out_dir``/``index_dir``/ and (``static``)
-    the static-site index into ``out_dir``/search-index.js; return a one-line report.
+    the static-site index into ``out_dir``/search-index.js and ``out_dir``/search/ (its shards);
+    return a one-line report.
 
     ``urls`` maps refs to deep links (dist/allowlist.json); a ref without one links to
     ``page#anchor``. ``embeddings`` names a model2vec model (default: $CITAVIAL_EMBEDDINGS,
@@ -141,8 +142,8 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
     static_report = ""
     if static:
         from citavial.build.index.make.export import export_static
-        kb = export_static(passages, urls, docs["lexical"], out_dir, manifest["version"])
-        static_report = f" + static {kb:.0f} KB"
+        static_report = " + " + export_static(passages, urls, docs["lexical"], out_dir,
+                                              manifest["version"])
     size = sum(f.stat().st_size for f in (out_dir / index_dir).rglob("*") if f.is_file())
     return (f"{index_dir} {manifest['version']}: {len(passages)} passages in {len(units)} "
             f"units, {len(hooks)} hook questions ({hv}, {skipped} skipped: ref not in force), "
