@@ -166,13 +166,15 @@ def main() -> int:
         lat = bench_queries(searcher, qs, rounds=5)
         size = sum(f.stat().st_size for f in (dist / "index").rglob("*") if f.is_file())
         static = (dist / "search-index.js").stat().st_size
+        shards = sum(f.stat().st_size for f in (dist / "search").glob("*.js"))
         print(f"citavial search benchmark · {len(passages)} passages · backend "
               f"{searcher.backend} · index {searcher.version}")
         print(f"(ingest for the benchmark: {ingest_s:.2f} s)")
         print(f"index build        median {statistics.median(builds):.2f} s  max "
               f"{max(builds):.2f} s  (n={len(builds)}; target <= 10 s)")
         print(f"index size         {size / 1024:.0f} KB in dist/index/, static page index "
-              f"{static / 1024:.0f} KB")
+              f"{static / 1024:.0f} KB + shards {shards / 1024:.0f} KB "
+              "(tests/bench/bench_search_bytes.py: what a search loads)")
         print(f"load in-process    median {statistics.median(inproc) * 1000:.0f} ms  max "
               f"{max(inproc) * 1000:.0f} ms  (n={len(inproc)})")
         print(f"load fresh process median {statistics.median(fresh):.2f} s  max "

@@ -9,9 +9,15 @@ import json
 import pytest
 
 from citavial.build.errors import BuildError
-from citavial.build.index.make.export import (SHARD_DIR, decode_forms, decode_posting,
-                                              encode_forms, encode_posting, read_static,
-                                              shard_of)
+from citavial.build.index.make.export import (
+    SHARD_DIR,
+    decode_forms,
+    decode_posting,
+    encode_forms,
+    encode_posting,
+    read_static,
+    shard_of,
+)
 from citavial.build.web.assets import asset
 
 
