@@ -65,7 +65,7 @@ def _exam(e: dict) -> list[str]:
         f"| the right option named | {_count(r['right'])} | {_count(o['right'])} | ≥ 0.60 |",
         f"| \"no puedo elegir\", with the deciding words | {_count(r['undecided'])} "
         f"| {_count(o['undecided'])} | |",
-        f"| declined (another norm, or unsure) | {_count(r['declined'])} "
+        f"| declined («no lo regula» or «no lo tengo claro») | {_count(r['declined'])} "
         f"| {_count(o['declined'])} | ≤ 0.10 |",
         f"| right when it names one (precision) | {_count(r['precision'])} "
         f"| {_count(o['precision'])} | ≥ 0.97 |",
