@@ -188,7 +188,8 @@ def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
     for h in hooks:
         extra.setdefault(h.ref, []).append(h.question)
     texts = [document(p, ctx[p.ref], extra.get(p.ref, [])) for p in passages]
-    bm = build_bm25_parts([terms_of(t) for t in texts], norms_of(passages))
+    norms = norms_of(passages)
+    bm = build_bm25_parts([terms_of(t) for t in texts], norms)
     stem_id = {t: i for i, t in enumerate(bm.vocab)}
     forms: dict[str, int] = {}
     for tok in set().union(*(forms_of(t) for t in texts)):
@@ -197,7 +198,7 @@ def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
             forms[tok] = s
     # [row, weight, row, weight, …] per term, weights as integers ≥ 1, sliced from one array
     w = np.maximum(1, np.rint(bm.weights * SCALE)).astype(np.int64)
-    other = np.array([Ref.parse(p.ref).norm != NORM for p in passages], dtype=bool)[bm.docs]
+    other = np.array([n != NORM for n in norms], dtype=bool)[bm.docs]
     w = np.where(other, np.maximum(1, np.rint(w * OTHER_NORM_PRIOR)).astype(np.int64), w)
     flat = np.column_stack((bm.docs.astype(np.int64), w)).ravel().tolist()
     bounds = (2 * bm.indptr).tolist()
