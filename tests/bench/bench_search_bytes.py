@@ -3,6 +3,7 @@ the index was split into shards (build/index/make/export.py).
 
 Prints figures; asserts nothing; times nothing. Run (after `citavial build`):
     .venv/bin/python tests/bench/bench_search_bytes.py [--dist dist] [--golden golden/golden-v2.jsonl]
+        [--json golden/reports/search-bytes.json]
 
 "before" is the single search-index.js the build used to write (every passage's result data and
 every posting in one script), rebuilt here byte for byte from the shards; "after" is, per golden
@@ -56,6 +57,19 @@ def _pct(xs: list[int], p: float) -> int:
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
+def _summary(pairs: list[tuple[int, int]]) -> dict:
+    """Aggregate bytes of one kind of page load (no question text): medians, p95 and max."""
+    gz = [g for _, g in pairs]
+    return {"n": len(pairs), "gzip_median": int(statistics.median(gz)), "gzip_p95": _pct(gz, 95),
+            "gzip_max": max(gz), "raw_median": int(statistics.median([r for r, _ in pairs]))}
+
+
+def _write_json(path: Path, doc: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
 def _line(label: str, pairs: list[tuple[int, int]]) -> str:
     raw, gz = [r for r, _ in pairs], [g for _, g in pairs]
     return (f"{label:<26} gzip median {statistics.median(gz) / 1024:6.1f} KB  p95 "
@@ -67,6 +81,8 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dist", type=Path, default=ROOT / "dist")
     p.add_argument("--golden", type=Path, default=ROOT / "golden" / "golden-v2.jsonl")
+    p.add_argument("--json", type=Path, default=None,
+                   help="also write the aggregate figures as JSON (golden/reports/search-bytes.json)")
     args = p.parse_args()
     dist = args.dist
     first_rel = asset(dist, "search-index.js").relative_to(dist).as_posix()
@@ -106,6 +122,14 @@ def main() -> int:
     within = sum(1 for _, g in firsts if g <= BUDGET)
     print(f"first result within 150 KB gzip: {within} of {len(firsts)} questions "
           f"(n={len(firsts)})")
+    if args.json:
+        _write_json(args.json, {
+            "schema": "citavial-search-bytes/1", "golden": args.golden.name,
+            "passages": len(data["keys"]), "questions": len(questions),
+            "before_gzip": before[1], "first_script_gzip": base[0][1],
+            "shards": {"terms": n_shards[0], "docs": n_shards[1]},
+            "first_result": _summary(firsts), "top10": _summary(tops), "shown20": _summary(shown),
+            "budget_gzip": BUDGET, "first_result_within_budget": within})
     return 0
 
 
