@@ -96,6 +96,8 @@ def load_golden(path: Path, split: str | None = None,
     out = []
     for lineno, o in iter_jsonl(Path(path)):
         try:
+            if not isinstance(o, dict):   # caught below, as indexing a list or a str would be
+                raise TypeError(f"a JSON {type(o).__name__}, not an object")
             expected = tuple(renames.current(r) for r in o["expected"])
             negative = o.get("negative", "")
             q = Question(o["id"], o["question"], expected, o["topic"], o["kind"],

@@ -166,11 +166,11 @@ def scan(text: str, file: str) -> list[Found]:
             pieces += [rest[pos:m.start()], " " * (m.end() - m.start())]
             pos = m.end()
         rest = "".join(pieces) + rest[pos:]
-    m = LOOSE_CHECK_CITATION.search(rest)
-    while m:   # one report per line, not per « or (cita: — so search on from the next line
-        line = bisect_right(starts, m.start())
-        found.append(_found(starts, file, m.start(), m.end(), MALFORMED, "", "", ""))
-        m = LOOSE_CHECK_CITATION.search(rest, starts[line]) if line < len(starts) else None
+    loose = LOOSE_CHECK_CITATION.search(rest)
+    while loose:   # one report per line, not per « or (cita: — so search on from the next line
+        line = bisect_right(starts, loose.start())
+        found.append(_found(starts, file, loose.start(), loose.end(), MALFORMED, "", "", ""))
+        loose = LOOSE_CHECK_CITATION.search(rest, starts[line]) if line < len(starts) else None
     return sorted(found, key=lambda f: f.start)
 
 

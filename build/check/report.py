@@ -130,10 +130,10 @@ def github(report: Report, fixed: dict | None = None) -> str:
                  f"title={_escape_prop('citavial check: ' + r.code)}")
         lines.append(f"::error {props}::"
                      f"{_escape_data(printable(_message(r) + _source_note(report, r)))}")
-    for c in report.claims:
-        props = (f"file={_escape_prop(printable(c.file))},line={c.line},col={c.col},"
-                 f"title={_escape_prop('citavial check --claims: ' + c.finding.code.value)}")
-        lines.append(f"::warning {props}::{_escape_data(printable(_claim(c)))}")
+    for claim in report.claims:
+        props = (f"file={_escape_prop(printable(claim.file))},line={claim.line},col={claim.col},"
+                 f"title={_escape_prop('citavial check --claims: ' + claim.finding.code.value)}")
+        lines.append(f"::warning {props}::{_escape_data(printable(_claim(claim)))}")
     return "\n".join(lines + [printable(summary(report, fixed))]) + "\n"
 
 

@@ -15,7 +15,7 @@ import urllib.request
 from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from citavial.build import atomic
 from citavial.build.corpus.integrity import (
@@ -44,7 +44,9 @@ _DEFAULT_BASE = "https://www.boe.es/datosabiertos/api/legislacion-consolidada"
 class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
     """Follow redirects to http(s) only; urllib's default would also follow ftp://."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int,
+                         msg: str, headers: http.client.HTTPMessage,
+                         newurl: str) -> urllib.request.Request | None:
         if urllib.parse.urlsplit(newurl).scheme not in ("http", "https"):
             raise urllib.error.HTTPError(newurl, code, f"{msg}, redirect to {newurl!r} refused", headers, fp)
         return super().redirect_request(req, fp, code, msg, headers, newurl)

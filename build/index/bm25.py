@@ -102,7 +102,7 @@ def build_bm25_parts(docs: Sequence[Sequence[str]], parts: Sequence[str], k1: fl
     gid = {t: i for i, t in enumerate(vocab)}
     terms, rows, weights = [], [], []
     for lo, m in pieces:
-        counts = np.diff(m.indptr.astype(np.int64))
+        counts = np.diff(m.indptr).astype(np.int64)   # numpy's stub: diff of int64 is timedelta
         local = np.repeat(np.arange(len(m.vocab), dtype=np.int64), counts)
         terms.append(np.array([gid[t] for t in m.vocab], dtype=np.int64)[local])
         rows.append(m.docs.astype(np.int64) + lo)

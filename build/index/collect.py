@@ -22,6 +22,7 @@ def collect(reg: Regulation) -> tuple[Passage, ...]:
     out = []
     for unit in reg.units:
         for block in unit.passages:
+            assert block.ref is not None   # Unit.passages keeps only blocks with a ref
             out.append(Passage(ref=block.ref, unit_ref=unit.ref, page=unit.page,
                                anchor=Ref.parse(block.ref).anchor, kind=block.kind,
                                text=block.text, label=unit.label, title=unit.title,

@@ -193,5 +193,9 @@ def match(prep: Prepared, question: str, stop: frozenset[str]) -> list[tuple[int
     else:
         out = name_rows(prep, folded, stop)
     seen: set[int] = set()
-    unique = [(r, h) for r, h in out if not (r in seen or seen.add(r))]
+    unique: list[tuple[int, str]] = []
+    for r, h in out:   # first (best) mention of each row
+        if r not in seen:
+            seen.add(r)
+            unique.append((r, h))
     return unique[:MAX_SIGNS]

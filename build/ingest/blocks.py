@@ -110,7 +110,8 @@ def _table(el: etree._Element) -> Table:
 
 def _cell_lines(cell: etree._Element) -> list[str]:
     """A cell's text split at <br> and paragraph borders (rendered as line breaks)."""
-    lines, current = [], []
+    lines: list[str] = []
+    current: list[str] = []
 
     def flush() -> None:
         text = collapse("".join(current))

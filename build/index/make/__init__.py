@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -116,7 +117,7 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
     hvec = analysis.encode([h.question for h in hooks])
     model, bundle = _model_info(embedder.path, embedder.name)
     hv = hooks_version(hooks_path)
-    docs = {
+    docs: dict[str, Any] = {
         "passages": {"refs": [p.ref for p in passages], "urls": [passage_url(p, urls)
                      for p in passages], "labels": [p.label for p in passages],
                      "texts": [p.text for p in passages], "units": units,
@@ -133,10 +134,11 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
     arrays = {**_bm25_arrays("bm25", bm), **_bm25_arrays("hooks_bm25", hbm),
               "passage_vecs": pvec.astype(np.float16), "hook_vecs": hvec.astype(np.float16),
               "hook_passage": np.array([row[h.ref] for h in hooks], dtype=np.int32)}
-    manifest = {"backend": _backend(settings, embedder.name, hv), "settings": settings.as_json(),
-                "model": model, "hooks": hv,
-                "counts": {"passages": len(passages), "units": len(units), "hooks": len(hooks),
-                           "hooks_skipped": skipped, "terms": len(bm.vocab)}}
+    manifest: dict[str, Any] = {
+        "backend": _backend(settings, embedder.name, hv), "settings": settings.as_json(),
+        "model": model, "hooks": hv,
+        "counts": {"passages": len(passages), "units": len(units), "hooks": len(hooks),
+                   "hooks_skipped": skipped, "terms": len(bm.vocab)}}
     out_dir = Path(out_dir)
     manifest = write_index(out_dir / index_dir, docs, arrays, manifest, bundle)
     static_report = ""

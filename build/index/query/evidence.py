@@ -8,15 +8,40 @@ suggests a threshold.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol, TypedDict
 
 import numpy as np
+
+from citavial.build.index.bm25 import Bm25Matrix
 
 FEATURES = ("lexical_top", "bm25_top", "bm25_norm", "terms_known", "hooks_lex_top",
             "fused_top")
 
 
-def features(searcher: Any, scores: dict[str, Any], ranks: dict[str, np.ndarray],
+class ChannelScores(TypedDict):
+    """Searcher.channel_scores: each channel's score of every passage, plus (underscored) the
+    question's terms and the raw hook-level scores the evidence reads."""
+
+    bm25: np.ndarray
+    vector: np.ndarray
+    hooks_lex: np.ndarray
+    hooks_cos: np.ndarray
+    lexical: np.ndarray
+    _terms: list[str]
+    _hook_lex: np.ndarray
+    _hook_cos: np.ndarray
+
+
+class Index(Protocol):
+    """What the evidence reads of a Searcher (search.py imports this module, not the reverse)."""
+
+    term_ids: dict[str, int]
+    bm25: Bm25Matrix
+    lexical: Mapping[str, Any]
+
+
+def features(searcher: Index, scores: ChannelScores, ranks: dict[str, np.ndarray],
              fused: np.ndarray) -> tuple[tuple[str, float], ...]:
     terms = scores["_terms"]
     ids = [searcher.term_ids[t] for t in terms if t in searcher.term_ids]

@@ -41,7 +41,8 @@ def diversify(ranked: np.ndarray, group_of: np.ndarray, per_unit: int,
     ``per_unit`` passages of any group; the passages this skips follow, in their order, so an
     article's second apartado comes right after the head instead of after every other unit."""
     seen: dict[int, int] = {}
-    top, rest = [], []
+    top: list[int] = []
+    rest: list[int] = []
     for p in ranked.tolist():
         g = int(group_of[p])
         if (head is None or len(top) < head) and seen.get(g, 0) < per_unit:

@@ -245,7 +245,8 @@ def rank(score: np.ndarray, tiebreak: np.ndarray, group_of: Sequence[int],
     idx = np.flatnonzero(score > 0)
     ordered = idx[np.lexsort((tiebreak[idx], -score[idx]))].tolist()
     seen: dict[int, int] = {}
-    head, tail = [], []
+    head: list[int] = []
+    tail: list[int] = []
     for d in ordered:
         g = group_of[d]
         cap = FIRST_UNIT if head and group_of[head[0]] == g else 1

@@ -22,7 +22,7 @@ from citavial.build.index.bm25 import Bm25Matrix
 from citavial.build.index.embed import Embedder
 from citavial.build.index.hooks import best_per_passage
 from citavial.build.index.query import fuse, lexical
-from citavial.build.index.query.evidence import features
+from citavial.build.index.query.evidence import ChannelScores, features
 from citavial.build.models import SearchHit, SearchResult, SignHit
 from citavial.build.refs import Ref
 
@@ -86,7 +86,7 @@ class Searcher:
     """A loaded index. Build with ``Searcher.load(index_dir)``; thread-safe (read-only)."""
 
     def __init__(self, manifest: dict[str, Any], docs: dict[str, Any],
-                 arrays: dict[str, np.ndarray], embedder: Embedder | None) -> None:
+                 arrays: dict[str, np.ndarray], embedder: Embedder) -> None:
         p = docs["passages"]
         self.manifest = manifest
         self.version = manifest["version"]
@@ -135,7 +135,7 @@ class Searcher:
                              f"search index is incomplete or from another citavial version "
                              f"({type(err).__name__}: {err})", FIX) from None
 
-    def channel_scores(self, question: str, vectors: bool = True) -> dict[str, np.ndarray]:
+    def channel_scores(self, question: str, vectors: bool = True) -> ChannelScores:
         """Each channel's score of every passage, plus the raw hook-level scores. Without
         ``vectors`` (the default lexical ranking needs none) the embedding channels are zero."""
         terms = analyze(question)
@@ -178,9 +178,10 @@ class Searcher:
         return np.array([i for i, r in enumerate(self.refs) if named.contains(Ref.parse(r))],
                         dtype=np.int64)
 
-    def rankings(self, scores: dict[str, Any], depth: int) -> dict[str, np.ndarray]:
+    def rankings(self, scores: ChannelScores, depth: int) -> dict[str, np.ndarray]:
         tb = self.tiebreak
-        out = {name: fuse.order(scores[name], tb, depth) for name in ("bm25", "vector")}
+        out = {"bm25": fuse.order(scores["bm25"], tb, depth),
+               "vector": fuse.order(scores["vector"], tb, depth)}
         lex = fuse.order(scores["hooks_lex"], tb, depth)
         cos = fuse.order(scores["hooks_cos"], tb, depth)
         hooks = fuse.rrf({"lex": lex, "cos": cos}, len(self.refs), {"lex": 1.0, "cos": 1.0})
@@ -195,7 +196,7 @@ class Searcher:
         scores = self.channel_scores(question, vectors=s.ranker != "lexical")
         ranks = self.rankings(scores, s.depth)
         if s.ranker == "lexical":
-            fused = scores["lexical"].astype(np.float64) / self.lexical["scale"]
+            fused: np.ndarray = scores["lexical"].astype(np.float64) / self.lexical["scale"]
             first = lexical.named(self.fragments, question)
             ranked = np.array(lexical.rank(scores["lexical"], self.tiebreak,
                                            self.lexical["groups"], first=first), dtype=np.int64)
@@ -221,7 +222,7 @@ class Searcher:
             ranked = np.concatenate([named, ranked[~np.isin(ranked, named)]])
         return self._result(question, k, scores, ranks, fused, ranked)
 
-    def _result(self, question: str, k: int, scores: dict[str, Any],
+    def _result(self, question: str, k: int, scores: ChannelScores,
                 ranks: dict[str, np.ndarray], fused: np.ndarray,
                 ranked: np.ndarray) -> SearchResult:
         ranked = ranked[:k]
