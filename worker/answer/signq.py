@@ -66,7 +66,7 @@ def about_sign(question: str, hits: tuple[SignHit, ...]) -> bool:
 
 def plan(question: str, result: SearchResult, allowlist: Allowlist) -> SignPlan | None:
     """The reply to a question about a sign itself, or None for any other question."""
-    hits = getattr(result, "signs", ())
+    hits: tuple[SignHit, ...] = getattr(result, "signs", ())
     if not about_sign(question, hits):
         return None
     sign, others = hits[0].sign, tuple(h.sign for h in hits[1:])

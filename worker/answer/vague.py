@@ -63,9 +63,9 @@ def _speed_table(entries: Sequence[AllowlistEntry],
         if speeds(e.ref):
             return rank, e
     for ref in tables.order:
-        e = tables.allowlist.get(ref)
-        if e is not None and speeds(ref):
-            return None, e
+        entry = tables.allowlist.get(ref)
+        if entry is not None and speeds(ref):
+            return None, entry
     return None
 
 

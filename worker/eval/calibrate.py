@@ -28,6 +28,7 @@ import hashlib
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from citavial.build.models import NORM
 from citavial.build.text import read_jsonl
 from citavial.worker.answer.calibration import SCHEMA
 from citavial.worker.lead.support import support
+
+if TYPE_CHECKING:   # features_of imports golden.py where it uses it
+    from citavial.build.golden import Question
 
 FOLDS = 5
 L2 = 1.0
@@ -66,12 +70,13 @@ def best_threshold(scores: np.ndarray, y: np.ndarray) -> tuple[float, float, flo
     abstain when score < threshold. Candidates are midpoints between sorted scores."""
     s = np.sort(np.unique(scores))
     candidates = np.concatenate([[s[0] - 1.0], (s[1:] + s[:-1]) / 2, [s[-1] + 1.0]])
-    best = None
+    best: tuple[tuple[float, float, float], float, float, float] | None = None
     for t in candidates:
         fa, ma = rates(scores, y, t)
         key = (max(fa, ma), fa + ma, -t)
         if best is None or key < best[0]:
             best = (key, float(t), fa, ma)
+    assert best is not None   # candidates has at least two thresholds
     return best[1], best[2], best[3]
 
 
@@ -124,7 +129,7 @@ def calibrate_support(labels: list[dict], allowlist) -> dict:
                              "allowlist", "relabel against the current build")
         v = support(item["sentence"], entry.text, threshold=0.0)
         rows.append((v.score, v.reason != "number_not_in_passage", bool(item["supported"])))
-    best = None
+    best: tuple[float, float, list[tuple[bool, bool]], int] | None = None
     scores = sorted({s for s, _, _ in rows})
     for t in [0.0, *((a + b) / 2 for a, b in zip(scores, scores[1:], strict=False)), 1.01]:
         kept = [(ok_num and s >= t, truth) for s, ok_num, truth in rows]
@@ -132,6 +137,7 @@ def calibrate_support(labels: list[dict], allowlist) -> dict:
         wrong_keeps = sum(1 for k, truth in kept if k and not truth)
         if best is None or (acc, -wrong_keeps) > (best[0], -best[3]):
             best = (acc, t, kept, wrong_keeps)
+    assert best is not None   # the loop tries at least two thresholds
     acc, t, kept, _ = best
     tp = sum(1 for k, truth in kept if k and truth)
     return {"threshold": round(t, 4), "n": len(rows),
@@ -146,7 +152,8 @@ FEATURES = ("lexical_top", "bm25_top", "bm25_norm", "terms_known", "hooks_lex_to
 FLOOR_PURITY = 0.9   # below the floor, this share of dev questions must be unanswerable
 
 
-def features_of(golden: Path, dist_dir: Path) -> tuple[list, np.ndarray, np.ndarray, str]:
+def features_of(golden: Path,
+                dist_dir: Path) -> tuple[tuple[Question, ...], np.ndarray, np.ndarray, str]:
     """Gate inputs and labels of the golden DEV split (never test), and the dev lines' hash."""
     from citavial.build.golden import load_golden
     from citavial.worker.answer.ask import read
@@ -158,6 +165,7 @@ def features_of(golden: Path, dist_dir: Path) -> tuple[list, np.ndarray, np.ndar
     dev = load_golden(golden, "dev")
     if not dev:
         raise BuildError(str(golden), "has no dev questions", "pass golden/golden-v2.jsonl")
+    assert deps.reader is not None   # load_deps always builds one
     uncalibrated = replace(deps, calibration=replace(deps.calibration, gate=None))
     x, y, kept = [], [], []
     for q in dev:

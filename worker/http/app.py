@@ -15,10 +15,10 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Generator
 
 from flask import Flask, Response, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from citavial.build.headers import security_headers
 from citavial.worker.answer.ask import Deps, answer
@@ -97,9 +97,10 @@ def create_app(state: WorkerState) -> Flask:
         if request.path.startswith("/api/") or request.path in ("/health", "/metrics"):
             message = {413: f"request body too large (limit {MAX_BODY} bytes)",
                        405: f"method {request.method} not allowed on {request.path}",
-                       404: f"no endpoint {request.path}"}.get(err.code, err.description)
+                       404: f"no endpoint {request.path}"}.get(err.code or 0,
+                                                                err.description or "")
             response = error(message, err.code or 500)
-            if err.code == 405 and getattr(err, "valid_methods", None):
+            if isinstance(err, MethodNotAllowed) and err.valid_methods:
                 # RFC 9110: a 405 names the methods the resource allows.
                 response.headers["Allow"] = ", ".join(sorted(err.valid_methods))
             return response
@@ -117,7 +118,7 @@ def create_app(state: WorkerState) -> Flask:
             # the catch-all must not answer for the API: a known endpoint with another method
             # is a 405 (with Allow), anything else under /api/ a 404, both in the error shape
             allowed = sorted({m for r in app.url_map.iter_rules() if r.rule == "/" + path
-                              for m in r.methods} - {"HEAD", "OPTIONS"})
+                              for m in r.methods or ()} - {"HEAD", "OPTIONS"})
             if allowed:
                 return error(f"method GET not allowed on /{path}; use {', '.join(allowed)}",
                              405, {"Allow": ", ".join(allowed)})
@@ -215,13 +216,13 @@ class _Stream:
     def __init__(self, state: WorkerState, deps: Deps, question: str, ticket, cancelled) -> None:
         self.state, self.deps, self.question = state, deps, question
         self.ticket, self.cancelled = ticket, cancelled
-        self._gen: Iterator[bytes] | None = None
+        self._gen: Generator[bytes, None, None] | None = None
 
-    def __iter__(self) -> Iterator[bytes]:
+    def __iter__(self) -> Generator[bytes, None, None]:
         self._gen = self._run()
         return self._gen
 
-    def _run(self) -> Iterator[bytes]:
+    def _run(self) -> Generator[bytes, None, None]:
         state = self.state
         try:
             with self.ticket.hold():

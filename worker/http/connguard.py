@@ -14,8 +14,10 @@ a second server in front):
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
+from typing import Any
 
 from waitress.channel import HTTPChannel
 from waitress.task import ErrorTask
@@ -32,7 +34,7 @@ class SecuredErrorTask(ErrorTask):
     """waitress' own error answers (400 bad request line, 431 headers too large…) carry the
     site's security headers like every response of the app."""
 
-    def execute(self):
+    def execute(self) -> None:
         self.response_headers.extend(security_headers().items())
         super().execute()
 
@@ -42,7 +44,9 @@ class GuardedChannel(HTTPChannel):
     deadline = REQUEST_DEADLINE
     error_task_class = SecuredErrorTask
 
-    def __init__(self, server, sock, addr, adj, map=None):
+    # waitress ships no types: its server, adjustments and asyncore map are Any here
+    def __init__(self, server: Any, sock: socket.socket, addr: tuple[str, int] | str, adj: Any,
+                 map: dict[int, Any] | None = None) -> None:
         self._client = addr[0] if isinstance(addr, tuple) else str(addr)
         self._counted = False
         self._started: float | None = time.monotonic()   # the first request starts now
@@ -55,7 +59,7 @@ class GuardedChannel(HTTPChannel):
         if crowded:
             self.will_close = True
 
-    def received(self, data):
+    def received(self, data: bytes) -> bool:
         if data and self.request is None and self._started is None:
             self._started = time.monotonic()
         done = super().received(data)
@@ -63,13 +67,13 @@ class GuardedChannel(HTTPChannel):
             self._started = None
         return done
 
-    def readable(self):
+    def readable(self) -> bool:
         if (self._started is not None and not self.requests
                 and time.monotonic() - self._started > self.deadline):
             self.will_close = True         # writable() now holds, handle_write closes it
         return super().readable()
 
-    def del_channel(self, map=None):
+    def del_channel(self, map: dict[int, Any] | None = None) -> None:
         super().del_channel(map)
         if self._counted:
             counts, lock = _counts(self.server)
@@ -80,13 +84,13 @@ class GuardedChannel(HTTPChannel):
             self._counted = False
 
 
-def _counts(server) -> tuple[dict[str, int], threading.Lock]:
+def _counts(server: Any) -> tuple[dict[str, int], threading.Lock]:
     if not hasattr(server, "_citavial_clients"):
         server._citavial_clients = ({}, threading.Lock())
     return server._citavial_clients
 
 
-def guard(server, per_client: int = PER_CLIENT, deadline: float = REQUEST_DEADLINE):
+def guard(server: Any, per_client: int = PER_CLIENT, deadline: float = REQUEST_DEADLINE) -> Any:
     """Make ``server`` (from waitress.create_server) accept through a GuardedChannel."""
     from waitress.server import BaseWSGIServer
     channel = type("Guarded", (GuardedChannel,), {"per_client": per_client,

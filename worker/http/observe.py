@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Generator, Iterator
 
 from citavial.worker.http.metrics import Metrics
 
 
-def observe(events: Iterator[tuple[str, dict]], m: Metrics) -> Iterator[tuple[str, dict]]:
+def observe(events: Iterator[tuple[str, dict]],
+            m: Metrics) -> Generator[tuple[str, dict], None, None]:
     """Relay ``events`` unchanged, counting them; an answer that ends without ``done`` or
     ``error`` was stopped because its client went away."""
     finished = False

@@ -49,8 +49,8 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
         t0 = time.perf_counter()
         retriever = load_retriever(dist_dir, index)
         probe = retriever.search(WARMUP_QUESTION, k)
-        index = {"loaded": True, "version": probe.index_version, "backend": probe.backend,
-                 "load_seconds": round(time.perf_counter() - t0, 3)}
+        info = {"loaded": True, "version": probe.index_version, "backend": probe.backend,
+                "load_seconds": round(time.perf_counter() - t0, 3)}
     except (BuildError, OSError, ValueError) as err:
         return None, f"index not loaded: {err}", {"loaded": False, "reason": str(err)}
     prompt = load_prompt(prompt_path or PROMPTS_DIR / DEFAULT_PROMPTS[model_mode()])
@@ -67,7 +67,7 @@ def load_deps(dist_dir: Path, *, prompt_path: Path | None = None, model_path: Pa
     deps = Deps(retriever=retriever, allowlist=allow, prompt=prompt, model=model,
                 model_status=status, calibration=calibration, k=k, reader=reader,
                 model_lead=model_lead and model is not None)
-    return deps, "", index
+    return deps, "", info
 
 
 def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int = 4,

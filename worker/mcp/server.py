@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ from citavial.worker.mcp.rpc import CheckedLines
 MAX_K = 20
 MAX_QUERY = 500
 MAX_QUOTE = 2000
-READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 INSTRUCTIONS = (
     "Literal, verified passages of Spanish traffic law: the Reglamento General de Circulación "
     "(RD 1428/2003; refs like 'art48.1.a'), the Ley sobre Tráfico (RDL 6/2015; "
@@ -174,7 +175,7 @@ def create_server(dist: Path, base_url: str = "") -> MCPServer:
             uri=f"citavial://{name}", name=name, title=title,
             mime_type="application/json",
             description=f"Every passage in force of {name}, with its link",
-            fn=lambda page=page: p.unit(page)))
+            fn=partial(p.unit, page)))
     return server
 
 
@@ -187,7 +188,8 @@ async def _run_stdio(server: MCPServer) -> None:
     a line that is not a message gets its JSON-RPC error instead of silence. The SDK has no
     hook that sees the line, hence its lowlevel server here (its run_stdio_async does the
     same); stdout stays the SDK's (diverted while serving, so stray prints miss the wire)."""
-    sys.stdin.reconfigure(encoding="utf-8", errors="replace")   # as the SDK reads it
+    # typeshed's sys.stdin is a TextIO; the interpreter's is a TextIOWrapper, which has it
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
     lines = CheckedLines(anyio.wrap_file(sys.stdin))
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         lines.answer_on(write_stream)
