@@ -249,10 +249,9 @@ TH = D.Thresholds(answer=1.0, not_regulated=-1.0)
     ("RD-1428/2003", 2.0, 0.8, D.ANSWER),
     ("RD-1428/2003", 0.2, 0.1, D.UNSURE),
     ("RD-1428/2003", -3.0, 0.0, D.NOT_REGULATED),
-    # another norm's best passage is shown, never claimed: not an answer however strong the
-    # evidence, not "no lo regula" however weak (no labelled question calibrates it yet)
-    ("RDL-6/2015", 9.0, 0.9, D.UNSURE),
-    ("RD-2822/1998", -9.0, 0.0, D.UNSURE),
+    # another norm's best passage is judged by the same gate and thresholds
+    ("RDL-6/2015", 9.0, 0.9, D.ANSWER),
+    ("RD-2822/1998", -9.0, 0.0, D.NOT_REGULATED),
 ], ids=["answer", "unsure", "out-of-domain", "other-norm-strong", "other-norm-weak"])
 def test_three_outcomes(norm, evidence, span, outcome):
     d = D.decide([norm, "RD-1428/2003", "RD-1428/2003"], {"lexical_top": evidence}, span, GATE, TH)
@@ -261,11 +260,13 @@ def test_three_outcomes(norm, evidence, span, outcome):
         assert d.message and "_" not in d.message   # Spanish words, never a reason code
 
 
-def test_no_lo_regula_only_when_no_other_norm_was_retrieved():
-    """The Reglamento's best passage is weak, but the Ley's is among those retrieved: its
-    passages are shown ("no lo tengo claro"), never "no lo regula"."""
-    d = D.decide(["RD-1428/2003", "RDL-6/2015"], {"lexical_top": -3.0}, 0.0, GATE, TH)
-    assert d.outcome == D.UNSURE
+@pytest.mark.parametrize("evidence,outcome", [(-3.0, D.NOT_REGULATED), (-0.5, D.UNSURE)],
+                         ids=["below-the-floor", "between-floor-and-threshold"])
+def test_no_lo_regula_below_the_floor_whatever_the_norms_retrieved(evidence, outcome):
+    """The Ley's passage is among those retrieved: below the floor it is still "no lo regula"
+    (the floor is fitted over every norm's), above it "no lo tengo claro"."""
+    d = D.decide(["RD-1428/2003", "RDL-6/2015"], {"lexical_top": evidence}, 0.0, GATE, TH)
+    assert d.outcome == outcome
 
 
 def test_nothing_retrieved_is_not_regulated():

@@ -121,9 +121,11 @@ def test_csv_bank_and_multi_line_paste(built_site, tmp_path):
     status, out = exam(tmp_path, BANKS / "bank.csv", "--paste", "multi-line", dist=built_site)
     assert status == 0
     rows, s = read(out)
-    assert {k: (r["outcome"], r["letter"]) for k, r in rows.items()} == {
-        "marcha-atras": ("named", "a"), "cinturon": ("undecided", None),
-        "puntos-novel": ("undecided", None)}
+    assert {k: (r["outcome"], r["letter"]) for k, r in rows.items() if k != "cinturon"} == {
+        "marcha-atras": ("named", "a"), "puntos-novel": ("undecided", None)}
+    # a bare "Sí." is never named; whether the words are shown is the calibrated gate's call
+    assert rows["cinturon"]["letter"] is None
+    assert rows["cinturon"]["outcome"] in ("undecided", "unsure")
     assert rows["puntos-novel"]["scope_hint"] == ["licence_points", "sanctions"]
     assert set(s["by_scope_hint"]) == {"", "licence_points", "sanctions"}
     assert s["paste"] == "multi-line" and s["all"]["precision"]["count"] == 1

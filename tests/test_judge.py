@@ -9,7 +9,15 @@ import itertools
 
 import pytest
 
-from citavial.worker.answer.judge import Basis, Evidence, Undecided, find_stated, judge, judge_cell
+from citavial.worker.answer.judge import (
+    Basis,
+    Evidence,
+    Undecided,
+    find_stated,
+    judge,
+    judge_cell,
+    judge_row,
+)
 
 RULE = Evidence("RD-1428/2003#art80.2", "2. La marcha hacia atrás deberá efectuarse lentamente, "
                 "y en ningún caso será superior a 15 metros ni invadirá un cruce de vías.")
@@ -102,3 +110,33 @@ def test_judge_cell(options, value, unit, letter):
 def test_shuffling_keeps_the_cell_choice():
     shuffled = (("a", "130 km/h"), ("b", "100 km/h"), ("c", "120 km/h"))
     assert judge_cell(shuffled, "RD-1428/2003#art48.1.a", "120", "km/h").letter == "c"
+
+
+# A row of a table published row by row (our own wording, in the Ley's anexo II form).
+ROW_REF, ROW = "RDL-6/2015#anexoII.r7", "7. Circular con un vehículo sin las luces que se exigen. 4"
+POINTS = (("a", "2 puntos."), ("b", "4 puntos."), ("c", "6 puntos."))
+
+
+@pytest.mark.parametrize("options,ref,text,letter", [
+    pytest.param(POINTS, ROW_REF, ROW, "b", id="the-row's-figure"),
+    pytest.param(tuple(reversed(POINTS)), ROW_REF, ROW, "b", id="order-does-not-matter"),
+    pytest.param((("a", "4 puntos."), ("b", "Cuatro o 4, según la vía."), ("c", "6 puntos.")),
+                 ROW_REF, ROW, None, id="two-options-state-it"),
+    pytest.param((("a", "1"), ("b", "2"), ("c", "3")), ROW_REF, ROW, None, id="no-option-states-it"),
+    # the row number is not its figure: "7" is no answer
+    pytest.param((("a", "7"), ("b", "5"), ("c", "6")), ROW_REF, ROW, None, id="not-the-row-number"),
+])
+def test_judge_row(options, ref, text, letter):
+    verdict = judge_row(options, ref, text)
+    assert verdict is not None and verdict.letter == letter
+    if letter:
+        assert verdict.basis == Basis.ROW and verdict.words == text and verdict.ref == ref
+
+
+@pytest.mark.parametrize("ref,text", [
+    pytest.param("RDL-6/2015#art63.1", "1. Se asignará un crédito inicial de doce puntos 4",
+                 id="not-a-row"),
+    pytest.param(ROW_REF, "7. Circular sin luces.", id="no-figure-at-the-end"),
+])
+def test_judge_row_only_reads_rows_that_end_in_a_figure(ref, text):
+    assert judge_row(POINTS, ref, text) is None

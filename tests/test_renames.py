@@ -13,13 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import CORPUS, ROOT
+from support import AS_OF, CORPUS, ROOT
 
 from citavial.build.errors import BuildError
 from citavial.build.gate.verify import Pages, Reason, check_quote
 from citavial.build.golden import load_golden
 from citavial.build.index.hooks import load_hooks, promoted_hooks
 from citavial.build.ingest import with_renames
+from citavial.build.ingest.markdown import load_norms
 from citavial.build.models import Citation
 from citavial.build.renames import Renames, load_renames
 
@@ -96,7 +97,8 @@ def test_golden_loader_maps_old_refs_and_the_files_keep_them():
 
 
 def test_hooks_loader_maps_old_refs(reg):
-    citable = _citable(reg)
+    # every norm's passages: the promoted hooks include the other norms' (hooks-v6)
+    citable = _citable(reg).union(*(_citable(n) for n in load_norms(CORPUS, AS_OF).values()))
     hooks, skipped = load_hooks(promoted_hooks(CORPUS), citable)
     assert skipped == 0
     by_ref = {h.ref for h in hooks}

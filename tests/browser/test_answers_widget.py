@@ -169,19 +169,20 @@ def test_what_no_norm_regulates_is_said_plainly_and_the_conversation_survives(wo
     assert "no lo regula" in tab.locator(".cv-item").first.inner_text()
 
 
-def test_another_norms_passages_are_shown_with_its_name(worker, tab):
-    """The Ley's art. 63 is among the passages found: they are shown, labelled with the norm,
-    as the nearest passages (never "no lo regula", never a claim)."""
+def test_another_norm_answers_with_its_name(worker, tab):
+    """The Ley's art. 63.1 decides it: the answer quotes it, its citation is labelled with the
+    norm and links to the Ley's page (never "no lo regula")."""
     srv, _ = worker
     tab.goto(srv.url + "/index.html")
     it = ask(tab, "¿Cuál es el crédito inicial de puntos del permiso de conducción?")
-    assert "No lo tengo claro" in it.inner_text()
+    assert "crédito inicial de doce puntos" in it.inner_text()
+    assert "no lo regula" not in it.inner_text()
     links = it.locator("a.cv-chip")
     labels = [links.nth(i).text_content() for i in range(links.count())]
-    assert any(label.startswith("Ley de Tráfico, art. 63") for label in labels), labels
-    href = next(links.nth(i).get_attribute("href") for i in range(links.count())
-                if links.nth(i).text_content().startswith("Ley de Tráfico"))
-    assert "ley-trafico/art63.html#" in href
+    first = next((i for i, label in enumerate(labels)
+                  if label.startswith("Ley de Tráfico, art. 63.1")), None)
+    assert first is not None, labels
+    assert "ley-trafico/art63.html#" in links.nth(first).get_attribute("href")
 
 
 def test_rate_limit_message_is_spanish(built_site, tab):

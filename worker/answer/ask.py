@@ -35,7 +35,7 @@ from citavial.worker.answer.cite import (
     source,
 )
 from citavial.worker.answer.decide import ANSWER, UNSURE, Decision, decide, other_margin
-from citavial.worker.answer.judge import Evidence, Verdict, judge, judge_cell
+from citavial.worker.answer.judge import Evidence, Verdict, judge, judge_cell, judge_row
 from citavial.worker.answer.question import NUMBER, Question, read_question
 from citavial.worker.answer.span import Span, select
 from citavial.worker.lead.generate import Lead, lead
@@ -133,6 +133,8 @@ def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry]) -> Verdic
     if len(span.cells) == 1:
         cell = span.cells[0]
         return judge_cell(q.options, main.ref, cell.value, cell.unit)
+    if q.kind == NUMBER and (row := judge_row(q.options, main.ref, main.text)) is not None:
+        return row
     cited = [Evidence(main.ref, main.text)]
     cited += [Evidence(p.ref, p.text) for p in (span.lead_in, span.exception) if p is not None]
     shown = [Evidence(e.ref, e.text) for e in entries[:SOURCES]]

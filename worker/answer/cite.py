@@ -21,7 +21,7 @@ from citavial.worker.answer.question import Question
 from citavial.worker.answer.span import Cell, Piece, Span, idf_table
 from citavial.worker.answer.spanlink import SpanLinker
 
-EXTRACTIVE_LABEL = "Respuesta extractiva: las palabras del Reglamento que responden."
+EXTRACTIVE_LABEL = "Respuesta extractiva: las palabras de la norma que responden."
 UNDECIDED = "No puedo elegir entre las opciones; estas son las palabras que lo deciden:"
 MAX_CITATIONS = 3
 NEIGHBOUR = 0.8   # a neighbouring passage's retrieval weight, relative to its retrieved one

@@ -13,6 +13,10 @@ ground that can be shown and checked:
   cell, worker/answer/span.py) and exactly one option states that cell's figure (its number, and
   its unit when the option writes one); no other option does.
 
+* ``ROW`` — the question asks for a figure ("¿Cuántos puntos…?"), the answer is one row of a
+  table published row by row (the Ley's anexo II: "2. Conducir con presencia de drogas en el
+  organismo. 6"), and exactly one option states the row's last cell, its figure.
+
 Everything else is "cannot decide", with the reason (``Undecided``) and the deciding passage's
 words shown anyway. Rules that read word overlap, polarity ("Sí"/"No"), modality or absolutes
 were measured on the real bank's dev split and named a wrong option far too often (precision
@@ -37,6 +41,9 @@ from citavial.build.text import fold, numbers
 MIN_WORDS = 4
 
 _WORD = re.compile(r"\w+")
+# A row of a table published row by row: its ref ends in ``.r<N>``; its figure ends its text.
+_ROW_REF = re.compile(r"\.r\d+$")
+_LAST_FIGURE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*$")
 
 
 class Basis(str, Enum):
@@ -44,6 +51,7 @@ class Basis(str, Enum):
 
     STATED = "stated"          # the option's words stand in the cited passage, no other's do
     CELL = "cell"              # the option's figure is the one table cell the question names
+    ROW = "row"                # the option's figure is the last cell of the row that answers
 
 
 class Undecided(str, Enum):
@@ -138,3 +146,15 @@ def _unit_ok(option: str, unit: str) -> bool:
     written = [u for u in ("km/h", "km", "metros", "m", "kg", "%") if u in folded.split()
                or (u == "km/h" and "km/h" in folded)]
     return not written or fold(unit) in written
+
+
+def judge_row(options: Sequence[tuple[str, str]], ref: str, text: str) -> Verdict | None:
+    """Name the one option whose figure is the last cell of the table row ``text`` (None when
+    ``ref`` is not such a row or the row ends in no figure)."""
+    m = _LAST_FIGURE.search(text)
+    if _ROW_REF.search(ref) is None or m is None:
+        return None
+    v = judge_cell(options, ref, m.group(1))
+    if v.letter is None:
+        return v
+    return Verdict(v.letter, v.text, Basis.ROW, None, text.rstrip(), ref)

@@ -2,9 +2,9 @@
 
 Gate. For every golden question the retriever's evidence features are read; a logistic
 regression (standardised features, L2, Newton's method — numpy only) separates answerable
-(``kind == "positive"``) from unanswerable questions, over the questions whose best passage is
-the Reglamento's (another norm's is shown, never claimed: answer/decide.py, so the gate does not
-judge it); a negative whose note names a norm now covered has no label and is left out
+(``kind == "positive"``) from unanswerable questions, whatever the norm of their best passage
+(the gate judges every norm's: answer/decide.py); a negative whose note names a norm now
+covered has no label and is left out
 (build/golden.py ``covered_by``; counting it as a negative made the gate refuse 0.15 of the
 answerable dev questions in 5-fold CV, against 0.11 without); the threshold on its score is the one that
 minimises the larger of the two error rates:
@@ -35,7 +35,6 @@ import numpy as np
 from citavial.build.atomic import write_text
 from citavial.build.errors import BuildError
 from citavial.build.index.hooks import DEV_INDEX_DIR, INDEX_DIR
-from citavial.build.models import NORM
 from citavial.build.text import read_jsonl
 from citavial.worker.answer.calibration import SCHEMA
 from citavial.worker.lead.support import support
@@ -149,7 +148,12 @@ def calibrate_support(labels: list[dict], allowlist) -> dict:
 
 FEATURES = ("lexical_top", "bm25_top", "bm25_norm", "terms_known", "hooks_lex_top",
             "span_score", "other_margin")
-FLOOR_PURITY = 0.9   # below the floor, this share of dev questions must be unanswerable
+# Below the floor, this share of golden dev questions must be unanswerable. 0.95, not 0.9: with
+# the four norms in one ranking, 0.9 put the floor where "no lo regula" was said of 17 of the
+# real bank's dev questions a labelled passage decides; at 0.95 of 11 (of 428), and of 60 of
+# its 118 first-aid, mechanics and human-factors questions. (Before, "no lo regula" also needed
+# no other norm among the passages retrieved: 5 and 3 — it was hardly ever said.)
+FLOOR_PURITY = 0.95
 
 
 def features_of(golden: Path,
@@ -170,8 +174,8 @@ def features_of(golden: Path,
     x, y, kept = [], [], []
     for q in dev:
         r = read(q.question, uncalibrated, deps.reader)
-        if not q.scored or (r.decision.norm is not None and r.decision.norm != NORM):
-            continue   # unlabelled (golden.py covered_by), or never a claim (decide.py)
+        if not q.scored:
+            continue   # unlabelled (golden.py covered_by)
         f = features(dict(r.result.evidence), None if r.span is None else r.span.score,
                      r.decision.norm)
         x.append([float(f.get(n, 0.0)) for n in FEATURES])
