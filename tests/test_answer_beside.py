@@ -279,14 +279,15 @@ def ask(deps, question: str) -> dict:
 
 
 def test_real_answer_names_who_dichos_ocupantes_are_and_every_link_is_proven(real, built_site):
+    from dataclasses import replace
+
     from citavial.build.gate.fragments import match_directive, parse_fragment, read_page
     from citavial.build.gate.fragments.match import source_text
     from citavial.build.text import fold
+    from citavial.worker.answer.calibration import UNCALIBRATED
+
     # The words beside the answer, not the gate, are under test: with the gate off, a span
     # is an answer (the calibrated score of this question sits near the threshold).
-    from dataclasses import replace
-
-    from citavial.worker.answer.calibration import UNCALIBRATED
     r = ask(replace(real, calibration=UNCALIBRATED), "¿Un niño puede sentarse delante en el coche?")
     assert r["outcome"] == "answer", r["text"]
     refs = [c["ref"].split("#")[1] for c in r["citations"]]
