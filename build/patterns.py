@@ -277,13 +277,27 @@ CITATION_LINKED = re.compile(
 # de la Ley sobre Tráfico"): at most 12, of the characters refs are made of (only the first may
 # hold "-" and "#": "RDL-6/2015#art76.a"), matched possessively (Python 3.11), so a hostile
 # note cannot make one attempt backtrack over many characters.
-CITATION_COMMENT = re.compile(
-    r"«(?P<quote>[^«»\[\]]+)»[ \t]*<!--[ \t]*cita:[ \t]*"
-    r"(?P<ref>(?:[\w.,()/#ºª]|-(?!->))++(?:[ \t]++[\w.,()/ºª]++){0,11}+)[ \t]*-->")
+_COMMENT_TAIL = (r"»[ \t]*<!--[ \t]*cita:[ \t]*"
+                 r"(?P<ref>(?:[\w.,()/#ºª]|-(?!->))++(?:[ \t]++[\w.,()/ºª]++){0,11}+)[ \t]*-->")
+CITATION_COMMENT = re.compile(r"«(?P<quote>[^«»\[\]]+)" + _COMMENT_TAIL)
 # `citavial check`: what is left of any citation form once the well-formed ones are taken out.
 LOOSE_CHECK_CITATION = re.compile(r'\(cita:|\[«|"cita:|<!--[ \t]*cita:')
 # A Markdown code span on one line (`…` or ``…``): a citation inside it is an example, not a claim.
 CODE_SPAN = re.compile(r"(?P<ticks>`+)[^\n]+?(?P=ticks)")
+# The pieces of check/scan.py, the linear scanner that finds exactly what the four patterns
+# above find (issue 26: from every opener the patterns rescan the same long run, so a note of
+# many openers is quadratic). A quote ends at the first of these characters:
+QUOTE_END = re.compile(r"[«»\[\]]")
+# ... a (cita:REF) ref at the first of these, a linked citation's URL and its title's ref here:
+LINK_REF_END = re.compile(r"[)\s]")
+LINK_URL_END = re.compile(r'[)\s"]')
+TITLE_REF_END = re.compile(r'["\s]')
+# The blanks between a linked citation's URL and its title.
+LINK_BLANKS = re.compile(r"[ \t]*+")
+# A comment-form citation from its closing guillemet on (CITATION_COMMENT's own tail).
+COMMENT_TAIL = re.compile(_COMMENT_TAIL)
+# A run of backticks (a code span opens and closes with one).
+BACKTICKS = re.compile(r"`+")
 # A guide's front matter: "---" lines around "key: value" lines at the very start.
 FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
 # --- signs (build/render/signpage.py) -------------------------------------------------------------------

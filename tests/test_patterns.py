@@ -463,6 +463,16 @@ def test_check_citation_forms(pattern, text, groups):
     pytest.param(P.LOOSE_CHECK_CITATION, "«citado» en prosa", [], id="loose-prose"),
     pytest.param(P.CODE_SPAN, "a `x` b ``y`z`` c", ["`x`", "``y`z``"], id="code-spans"),
     pytest.param(P.CODE_SPAN, "a `x\ny` b", [], id="code-span-one-line"),
+    pytest.param(P.QUOTE_END, "a b «c» [d]", ["«", "»", "[", "]"], id="quote-end"),
+    pytest.param(P.LINK_REF_END, "art1) a\tb\nc\u00a0d", [")", " ", "\t", "\n", "\u00a0"],
+                 id="link-ref-end"),
+    pytest.param(P.LINK_URL_END, 'u#x) "t"', [")", " ", '"', '"'], id="link-url-end"),
+    pytest.param(P.TITLE_REF_END, 'art1") a)', ['"', " "], id="title-ref-end"),
+    pytest.param(P.LINK_BLANKS, "u \t x", ["", " \t ", "", ""], id="link-blanks"),
+    pytest.param(P.COMMENT_TAIL, "«a» <!-- cita: art. 76 -->", ["» <!-- cita: art. 76 -->"],
+                 id="comment-tail"),
+    pytest.param(P.COMMENT_TAIL, "«a» <!-- nota -->", [], id="comment-tail-other"),
+    pytest.param(P.BACKTICKS, "a `x` ``y```", ["`", "`", "``", "```"], id="backticks"),
 ])
 def test_check_scanning_patterns(pattern, text, found):
     assert [m.group(0) for m in pattern.finditer(text)] == found

@@ -21,30 +21,33 @@ rewrites the ref (in all three forms) when the quote passes there.
 from __future__ import annotations
 
 import os
-import re
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from datetime import date
+from itertools import accumulate
+from operator import attrgetter
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from citavial.build.check.cache import CheckSite, site_for_check
 from citavial.build.check.claims import ClaimResult, claims_of
+from citavial.build.check.scan import (
+    Work,
+    blanked,
+    code_spans,
+    comment_hits,
+    link_hits,
+    linked_hits,
+    loose_hits,
+)
 from citavial.build.content.prose import Passages
 from citavial.build.errors import BuildError
 from citavial.build.gate.verify import Pages, QuoteCheck, Reason, check_quote
 from citavial.build.models import NORM, Citation, Regulation
-from citavial.build.patterns import (
-    CITATION,
-    CITATION_COMMENT,
-    CITATION_LINKED,
-    CODE_SPAN,
-    LOOSE_CHECK_CITATION,
-)
+from citavial.build.patterns import CITATION_COMMENT
 from citavial.build.refs import Ref, RefError, parse_ref, short_ref
 
 NOTE_SUFFIXES = (".md", ".markdown")
-NEWLINE = re.compile("\n")
 # One note's size limit: 20,000 citations take ~2 MB, so 16 MiB is far beyond any real note and
 # still checked in seconds; a bigger file is refused (exit 2) before it is read into memory.
 MAX_NOTE_BYTES = 16 * 2**20
@@ -135,43 +138,44 @@ def _hidden(rel: Path) -> bool:
     return any(part.startswith(".") for part in rel.parts[:-1])
 
 
-def blank_code(text: str) -> str:
+def blank_code(text: str, work: Work | None = None) -> str:
     """``text`` with fenced/indented code blocks and code spans replaced by spaces (newlines
     kept), so offsets still point into the original."""
+    work = work or Work()
     lines = text.split("\n")
-    if not any(ln.startswith(("    ", "\t")) or "```" in ln or "~~~" in ln for ln in lines):
-        return CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)   # no code block possible
-    from markdown_it import MarkdownIt  # imported only when needed: it costs ~70 ms per run
-    for tok in MarkdownIt("commonmark").parse(text):
-        if tok.type in ("fence", "code_block") and tok.map:
-            for i in range(tok.map[0], min(tok.map[1], len(lines))):
-                lines[i] = " " * len(lines[i])
-    return CODE_SPAN.sub(lambda m: " " * len(m.group(0)), "\n".join(lines))
+    if any(ln.startswith(("    ", "\t")) or "```" in ln or "~~~" in ln for ln in lines):
+        from markdown_it import MarkdownIt  # imported only when needed: it costs ~70 ms per run
+        # block rules only: the blocks are all we read, and inline parsing of a hostile note
+        # ([ or * runs) ran at 0.03 MB/s (issue 26)
+        for tok in MarkdownIt("commonmark").disable("inline").parse(text):
+            if tok.type in ("fence", "code_block") and tok.map:
+                for i in range(tok.map[0], min(tok.map[1], len(lines))):
+                    lines[i] = " " * len(lines[i])
+        text = "\n".join(lines)
+    return blanked(text, code_spans(text, work))
 
 
-def scan(text: str, file: str) -> list[Found]:
-    """Every citation in a note's text, in order, malformed ones included. Linear in the text:
-    each pattern runs once over it, and lines come from one index of line starts (issue 26:
-    counting newlines from the start for every match made a hostile note quadratic)."""
-    visible = blank_code(text)
-    starts = [0] + [m.end() for m in NEWLINE.finditer(visible)]
+def scan(text: str, file: str, work: Work | None = None) -> list[Found]:
+    """Every citation in a note's text, in order, malformed ones included. Linear in the text
+    (check/scan.py; ``work`` counts its steps): each form is scanned once over it, and lines
+    come from one index of line starts (issue 26: counting newlines from the start for every
+    match made a hostile note quadratic)."""
+    work = work or Work()
+    visible = blank_code(text, work)
+    # the offset where each line starts: 0, then one past each newline
+    starts = list(accumulate(map((1).__add__, map(len, visible.split("\n"))), initial=0))[:-1]
     found: list[Found] = []
     rest = visible
-    for form, pattern in (("linked", CITATION_LINKED), ("link", CITATION),
-                          ("comment", CITATION_COMMENT)):
-        pieces, pos = [], 0   # the text with this form's matches blanked (offsets kept)
-        for m in pattern.finditer(rest):
-            found.append(_found(starts, file, m.start(), m.end(), form, m.group("ref"),
-                                m.group("quote"), m.groupdict().get("url") or ""))
-            pieces += [rest[pos:m.start()], " " * (m.end() - m.start())]
-            pos = m.end()
-        rest = "".join(pieces) + rest[pos:]
-    loose = LOOSE_CHECK_CITATION.search(rest)
-    while loose:   # one report per line, not per « or (cita: — so search on from the next line
-        line = bisect_right(starts, loose.start())
-        found.append(_found(starts, file, loose.start(), loose.end(), MALFORMED, "", "", ""))
-        loose = LOOSE_CHECK_CITATION.search(rest, starts[line]) if line < len(starts) else None
-    return sorted(found, key=lambda f: f.start)
+    for form, hits_of in (("linked", linked_hits), ("link", link_hits),
+                          ("comment", comment_hits)):
+        hits = hits_of(rest, work)
+        found += [_found(starts, file, h.start, h.end, form, h.ref, h.quote, h.url)
+                  for h in hits]
+        rest = blanked(rest, [(h.start, h.end) for h in hits])   # offsets kept
+    # one report per line, not per « or (cita: left over
+    found += [_found(starts, file, a, b, MALFORMED, "", "", "")
+              for a, b in loose_hits(rest, starts, work)]
+    return sorted(found, key=attrgetter("start"))
 
 
 def _found(starts: list[int], file: str, start: int, end: int, form: str, raw_ref: str,
