@@ -288,6 +288,12 @@ CODE_SPAN = re.compile(r"(?P<ticks>`+)[^\n]+?(?P=ticks)")
 # above find (issue 26: from every opener the patterns rescan the same long run, so a note of
 # many openers is quadratic). A quote ends at the first of these characters:
 QUOTE_END = re.compile(r"[«»\[\]]")
+# The start of a link-form citation up to its ref — the whole citation when its ref holds no
+# "[" (runs that stop at "[" stop at the next opener, so no run is read twice) —, and of a
+# linked one up to its URL, not when what follows is a whole (cita:REF) (a URL ending at ")"
+# has no title). Quotes are possessive: they cannot hold the "»" that must follow them.
+LINK_OPENER = re.compile(r"\[«(?P<quote>[^«»\[\]]++)»\]\(cita:(?:(?P<ref>[^)\s\[]++)\))?")
+LINKED_OPENER = re.compile(r"\[«(?P<quote>[^«»\[\]]++)»\]\((?!cita:[^)\s\[\"]*+\))")
 # ... a (cita:REF) ref at the first of these, a linked citation's URL and its title's ref here:
 LINK_REF_END = re.compile(r"[)\s]")
 LINK_URL_END = re.compile(r'[)\s"]')
@@ -298,6 +304,8 @@ LINK_BLANKS = re.compile(r"[ \t]*+")
 COMMENT_TAIL = re.compile(_COMMENT_TAIL)
 # A run of backticks (a code span opens and closes with one).
 BACKTICKS = re.compile(r"`+")
+# CODE_SPAN with the whole span as group 1, for split().
+CODE_SPAN_SPLIT = re.compile(r"((`+)[^\n]+?\2)")
 # A guide's front matter: "---" lines around "key: value" lines at the very start.
 FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
 # --- signs (build/render/signpage.py) -------------------------------------------------------------------

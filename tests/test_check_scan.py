@@ -75,6 +75,7 @@ def same_as_reference(text: str) -> None:
     assert S.link_hits(text, work) == hits_by_pattern(CITATION, text)
     assert S.linked_hits(text, work) == hits_by_pattern(CITATION_LINKED, text)
     assert S.comment_hits(text, work) == hits_by_pattern(CITATION_COMMENT, text)
+    assert S.blank_code_spans(text, work) == CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
     assert blank_code(text) == reference_blank_code(text)
     got, want = scan(text, "n.md"), reference_scan(text, "n.md")
     assert got == want
@@ -114,6 +115,8 @@ HOSTILE = [
     pytest.param("«a» <!-- cita: x--->", id="comment-dash-before-close"),
     pytest.param('[«a»](u "cita:") [«a»](cita:) «a» <!-- cita: -->', id="empty-refs"),
     pytest.param('[«a»](u)[«b»](v "cita:r")', id="linked-after-a-closed-url"),
+    pytest.param("[«a»](cita:x[«b c»](cita:r)", id="link-opener-straddles-a-run-end"),
+    pytest.param('[«a»](x[«b c»](u "cita:r")', id="linked-opener-straddles-a-run-end"),
     pytest.param('[«»](cita:r) [«»](u "cita:r") «» <!-- cita: r -->', id="empty-quotes"),
     pytest.param('[«a»]( "cita:r") [«a»](u"cita:r") [«a»](u\n"cita:r")', id="linked-no-url-or-blank"),
     pytest.param('[«a»](u \t "cita:r" ) [«a»](u "cita:r"\t)', id="linked-blanks"),

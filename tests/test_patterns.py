@@ -473,6 +473,11 @@ def test_check_citation_forms(pattern, text, groups):
                  id="comment-tail"),
     pytest.param(P.COMMENT_TAIL, "«a» <!-- nota -->", [], id="comment-tail-other"),
     pytest.param(P.BACKTICKS, "a `x` ``y```", ["`", "`", "``", "```"], id="backticks"),
+    pytest.param(P.LINK_OPENER, "[«a b»](cita:art1) [«c»](cita:x[y)", ["[«a b»](cita:art1)",
+                 "[«c»](cita:"], id="link-opener"),
+    pytest.param(P.LINKED_OPENER, '[«a»](u "cita:r") [«b»](cita:r) [«c»](cita:r[)',
+                 ["[«a»](", "[«c»]("], id="linked-opener"),
+    pytest.param(P.CODE_SPAN_SPLIT, "a `x` b", ["`x`"], id="code-span-split"),
 ])
 def test_check_scanning_patterns(pattern, text, found):
     assert [m.group(0) for m in pattern.finditer(text)] == found

@@ -33,8 +33,8 @@ from citavial.build.check.cache import CheckSite, site_for_check
 from citavial.build.check.claims import ClaimResult, claims_of
 from citavial.build.check.scan import (
     Work,
+    blank_code_spans,
     blanked,
-    code_spans,
     comment_hits,
     link_hits,
     linked_hits,
@@ -152,7 +152,7 @@ def blank_code(text: str, work: Work | None = None) -> str:
                 for i in range(tok.map[0], min(tok.map[1], len(lines))):
                     lines[i] = " " * len(lines[i])
         text = "\n".join(lines)
-    return blanked(text, code_spans(text, work))
+    return blank_code_spans(text, work)
 
 
 def scan(text: str, file: str, work: Work | None = None) -> list[Found]:
@@ -173,8 +173,8 @@ def scan(text: str, file: str, work: Work | None = None) -> list[Found]:
                   for h in hits]
         rest = blanked(rest, [(h.start, h.end) for h in hits])   # offsets kept
     # one report per line, not per « or (cita: left over
-    found += [_found(starts, file, a, b, MALFORMED, "", "", "")
-              for a, b in loose_hits(rest, starts, work)]
+    found += [Found(Citation(file, line, "", "", ""), a - starts[line - 1] + 1, a, b, MALFORMED)
+              for a, b, line in loose_hits(rest, starts, work)]
     return sorted(found, key=attrgetter("start"))
 
 

@@ -21,13 +21,14 @@ from typing import NamedTuple
 
 from citavial.build.patterns import (
     BACKTICKS,
-    COMMENT_TAIL,
-    GUILLEMET,
+    CITATION_COMMENT,
+    CODE_SPAN_SPLIT,
     LINK_BLANKS,
+    LINK_OPENER,
     LINK_REF_END,
     LINK_URL_END,
+    LINKED_OPENER,
     LOOSE_CHECK_CITATION,
-    QUOTE_END,
     TITLE_REF_END,
 )
 
@@ -80,25 +81,32 @@ class _RunEnd:
         return self.hi
 
 
-def _quote_end(s: str, p: int, opener: int, close: str, work: Work) -> int:
-    """Where the quote opened at ``p`` ends if ``close`` follows it, else -1: a quote holds no
-    « » [ ], so it ends at the first of them (quotes of successive openers never overlap)."""
-    qe = _first(QUOTE_END, s, p + opener, work)
-    return qe if qe > p + opener and s.startswith(close, qe) else -1
+def _next_opener(s: str, p: int, stop: int, work: Work) -> int:
+    """Where to search on after the opener at ``p`` failed on the run ending at ``stop``: every
+    opener whose run starts before ``stop`` shares that run's end, and fails alike. Only the last
+    "[" before ``stop`` may open a citation whose run starts after it (a quote holds no "[")."""
+    f = s.rfind("[", p + 1, stop)
+    work.steps += stop - max(f, p) + 1
+    return f if f >= 0 else max(stop, p + 1)
 
 
 def link_hits(s: str, work: Work) -> list[Hit]:
     """CITATION.finditer: [«quote»](cita:REF)."""
     hits, i, ref_end = [], 0, _RunEnd(s, LINK_REF_END, work)
-    while (p := _find(s, "[«", i, work)) >= 0:
-        i = p + 1
-        qe = _quote_end(s, p, 2, "»](cita:", work)
-        if qe < 0:
+    while (m := LINK_OPENER.search(s, i)) is not None:
+        work.steps += m.end() - i + 1   # a failed opener's quote stops at the next "["
+        if m.group("ref"):
+            hits.append(Hit(m.start(), m.end(), m.group("quote"), m.group("ref")))
+            i = m.end()
             continue
-        e = ref_end(qe + 8)
-        if e > qe + 8 and s.startswith(")", e):
-            hits.append(Hit(p, e + 1, s[p + 2:qe], s[qe + 8:e]))
+        rs = m.end()   # the ref runs into a "[" or stops at a blank: read its whole run
+        e = ref_end(rs)
+        if e > rs and s.startswith(")", e):
+            hits.append(Hit(m.start(), e + 1, m.group("quote"), s[rs:e]))
             i = e + 1
+        else:
+            i = _next_opener(s, m.start(), e, work)
+    work.steps += len(s) - i + 1
     return hits
 
 
@@ -114,51 +122,43 @@ def _title(s: str, ue: int, work: Work) -> tuple[int, int] | None:
 
 
 def linked_hits(s: str, work: Work) -> list[Hit]:
-    """CITATION_LINKED.finditer: [«quote»](URL "cita:REF"). Openers whose URLs end at the same
-    character share what follows it, so the title is read once per URL end."""
+    """CITATION_LINKED.finditer: [«quote»](URL "cita:REF"). What follows a URL depends only on
+    where it ends, so openers whose URLs end alike pass or fail together."""
     hits, i, url_end = [], 0, _RunEnd(s, LINK_URL_END, work)
-    tail_at, tail = -1, None
-    while (p := _find(s, "[«", i, work)) >= 0:
-        i = p + 1
-        qe = _quote_end(s, p, 2, "»](", work)
-        if qe < 0:
-            continue
-        ue = url_end(qe + 3)
-        if ue == qe + 3:
-            continue
-        if ue != tail_at:
-            tail_at, tail = ue, _title(s, ue, work)
+    while (m := LINKED_OPENER.search(s, i)) is not None:
+        work.steps += m.end() - i + 1
+        us = m.end()
+        ue = url_end(us)
+        tail = _title(s, ue, work) if ue > us else None
         if tail:
-            hits.append(Hit(p, tail[1] + 2, s[p + 2:qe], s[tail[0]:tail[1]], s[qe + 3:ue]))
+            hits.append(Hit(m.start(), tail[1] + 2, m.group("quote"), s[tail[0]:tail[1]],
+                            s[us:ue]))
             i = tail[1] + 2
+        else:
+            i = _next_opener(s, m.start(), ue, work)
+    work.steps += len(s) - i + 1
     return hits
 
 
 def comment_hits(s: str, work: Work) -> list[Hit]:
-    """CITATION_COMMENT.finditer: «quote» <!-- cita: REF -->. Its tail cannot hold « or », so
-    it is matched only up to the next one (the same match: nothing beyond could be read)."""
-    hits, i = [], 0
-    while (p := _find(s, "«", i, work)) >= 0:
-        i = p + 1
-        qe = _quote_end(s, p, 1, "»", work)
-        if qe < 0:
-            continue
-        m = COMMENT_TAIL.match(s, qe, _first(GUILLEMET, s, qe + 1, work))
-        if m:
-            hits.append(Hit(p, m.end(), s[p + 1:qe], m.group("ref")))
-            i = m.end()
+    """CITATION_COMMENT.finditer, whose work is already linear: an attempt starts only at a «,
+    its quote ends at the next « » [ ], its tail (possessive) cannot hold « or », so no
+    character is read by more than two attempts; the steps count the text once."""
+    hits = [Hit(m.start(), m.end(), m.group("quote"), m.group("ref"))
+            for m in CITATION_COMMENT.finditer(s)]
+    work.steps += 2 * len(s) + 1
     return hits
 
 
-def loose_hits(s: str, starts: list[int], work: Work) -> list[tuple[int, int]]:
+def loose_hits(s: str, starts: list[int], work: Work) -> list[tuple[int, int, int]]:
     """LOOSE_CHECK_CITATION: the first opener left on each line (``starts``: the lines' start
-    offsets), as (start, end). A search stops at its match: its one variable part, the blanks of
+    offsets), as (start, end, 1-based line). A search stops at its match: its one variable part, the blanks of
     ``<!--[ \\t]*cita:``, holds no character a match starts with."""
     out, i = [], 0
     while (m := LOOSE_CHECK_CITATION.search(s, i)) is not None:
         work.steps += m.end() - i + 1
-        out.append((m.start(), m.end()))
         line = bisect_right(starts, m.start())   # 1-based line; starts[line]: the next one
+        out.append((m.start(), m.end(), line))
         if line >= len(starts):
             return out
         i = starts[line]
@@ -181,13 +181,50 @@ def code_spans(s: str, work: Work) -> list[tuple[int, int]]:
     return spans
 
 
-def _line_spans(runs: list[tuple[int, int]], spans: list[tuple[int, int]], work: Work) -> None:
+def blank_code_spans(s: str, work: Work) -> str:
+    """``s`` with its code spans blanked (CODE_SPAN.sub). CODE_SPAN itself is linear on a line
+    without three backticks in a row (a failed closer search can only happen for the last run of
+    two on the line), and runs in C: it blanks those lines; code_spans pairs the others."""
+    out, pos = [], 0
+    while (t := _find(s, "```", pos, work)) >= 0:
+        a = s.rfind("\n", pos, t) + 1 if t > pos else pos
+        b = _find(s, "\n", t, work)
+        b = len(s) if b < 0 else b
+        work.steps += t - a + 1
+        out.append(_blank_by_pattern(s[pos:a], work))
+        # pair runs up to the last of three or more; the pattern takes the rest of the line
+        spans: list[tuple[int, int]] = []
+        runs = [m.span() for m in BACKTICKS.finditer(s, a, b)]
+        work.steps += b - a + 1
+        rest = _line_spans(runs, spans, work, short_rest=True)
+        out.append(blanked(s[a:rest], [(x - a, y - a) for x, y in spans]))
+        pos = rest
+    out.append(_blank_by_pattern(s[pos:], work))
+    return "".join(out)
+
+
+def _blank_by_pattern(s: str, work: Work) -> str:
+    """CODE_SPAN.sub blanking each span, without a Python call per span: split() gives the text
+    between spans, each span and its ticks; the spans are swapped for as many spaces."""
+    work.steps += 2 * len(s) + 1
+    if "`" not in s:
+        return s
+    parts = CODE_SPAN_SPLIT.split(s)
+    parts[1::3] = map(" ".__mul__, map(len, parts[1::3]))
+    del parts[2::3]
+    return "".join(parts)
+
+
+def _line_spans(runs: list[tuple[int, int]], spans: list[tuple[int, int]], work: Work,
+                short_rest: bool = False) -> int:
     """The spans CODE_SPAN matches on one line, from its runs of backticks. At ``p``, with ``r``
     backticks from ``p`` to the end of its run, the pattern tries ticks of r, r-1, … 1, each
     closed by the first later ``ticks`` backticks at least one character on: inside the run
     itself (at most (r-1)//2 ticks fit, closing at once) or in a later run as long (at most
     min(r, the longest later run) ticks, closing at the first run that long). The longest that
-    fits wins; a tie goes to the run itself, whose closer comes first."""
+    fits wins; a tie goes to the run itself, whose closer comes first. With ``short_rest``, stops
+    where no run of three backticks is left (the pattern is linear there); returns where it
+    stopped (the line's end otherwise)."""
     later = [0] * (len(runs) + 1)   # later[k]: the longest run from run k on
     for k in range(len(runs) - 1, -1, -1):
         later[k] = max(later[k + 1], runs[k][1] - runs[k][0])
@@ -196,6 +233,8 @@ def _line_spans(runs: list[tuple[int, int]], spans: list[tuple[int, int]], work:
     while k < len(runs):
         p = max(p, runs[k][0])
         r = runs[k][1] - p
+        if short_rest and r <= 2 and later[k + 1] <= 2:
+            return p
         own, other = (r - 1) // 2, min(r, later[k + 1])
         work.steps += 1
         if own >= other and own > 0:
@@ -207,18 +246,20 @@ def _line_spans(runs: list[tuple[int, int]], spans: list[tuple[int, int]], work:
             work.steps += k2 - k
             k, end = k2, runs[k2][0] + other
         else:
-            return   # no closer for any ticks: nothing later on the line has one either
+            break   # no closer for any ticks: nothing later on the line has one either
         spans.append((p, end))
         p = end
         if p >= runs[k][1]:
             k += 1
+    return runs[-1][1] if runs else 0
 
 
 def blanked(s: str, spans: list[tuple[int, int]]) -> str:
     """``s`` with each (start, end) span replaced by as many spaces (offsets kept)."""
     if not spans:
         return s
-    pieces, pos = [], 0
+    pieces: list[str] = []
+    pos = 0
     for a, b in spans:
         pieces += (s[pos:a], " " * (b - a))
         pos = b
