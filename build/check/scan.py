@@ -5,12 +5,15 @@ finds, in time linear in the note.
 Why not the patterns themselves: from every opener a backtracking pattern rescans the run that
 follows it, and many openers share one run — 20,000 ``[«x»](`` ran 61 s, a line of 300 backticks
 then ``a`a`…`` took longer the more backticks it has (the code span's ticks are tried at each
-length, each to the end of the line). Here every primitive (``str.find``, a search for one
-character class, an anchored match that cannot backtrack) starts where the last one of its kind
-stopped, or reuses its answer: a run is read once whatever the number of openers in it.
-``Work.steps`` counts the characters those primitives examine, so tests can check that the work
-stays linear without timing anything (tests/test_check_scan.py, which also compares the scanner
-with the patterns on generated notes).
+length, each to the end of the line). Here each primitive — ``str.find``, a search for one
+character class, a pattern whose runs stop at the next opener (LINK_OPENER, LINKED_OPENER) or
+that is linear as it stands (CITATION_COMMENT, CODE_SPAN on a line without three backticks in a
+row) — starts where the last one of its kind stopped, or reuses its answer: a run is read once
+whatever the number of openers in it. ``Work.steps`` counts the characters each primitive spans
+from where it starts to where it stops (a model of the work: the patterns' insides cannot be
+counted, hence the runs bounded by construction), so tests check that the work stays linear
+without timing anything (tests/test_check_scan.py, which also compares the scanner with the
+patterns on generated notes).
 """
 
 from __future__ import annotations
