@@ -4,7 +4,9 @@ A citation is ``{n, ref, label, url, quote, source_url, source_license, as_of}``
 allowlist entry; the answer's own words are added beside them as ``span`` (a substring of
 ``quote``) and ``span_url`` (a text-fragment link to exactly those words, proven by the gate's
 matcher when the answer is made — worker/answer/spanlink.py — or the entry's ``url`` when no unique
-link exists). ``Reader`` holds what the stages look up: IDF weights, parents, tables, links.
+link exists). A table answer of one cell is linked to that cell (its value as ``span``) when the
+matcher proves a link whose first match is that cell; else to its row's words. ``Reader`` holds
+what the stages look up: IDF weights, parents, tables, links.
 """
 
 from __future__ import annotations
@@ -104,6 +106,26 @@ class Reader:
     def span_url(self, entry: AllowlistEntry, span: str) -> str:
         link = self.linker.link(entry, span) if self.linker is not None else None
         return link or entry.url
+
+    def cell_url(self, entry: AllowlistEntry, cell: Cell) -> str | None:
+        """The proven link to the one cell a table answer is (spanlink.cell_link), or None."""
+        rows = self.table(entry.ref)
+        at = cell_at(rows, cell)
+        if self.linker is None or at is None:
+            return None
+        return self.linker.cell_link(entry, rows, *at)
+
+
+def cell_at(rows: Sequence[Sequence[tuple[str, bool]]], cell: Cell) -> tuple[int, int] | None:
+    """(row, column) of ``cell`` in the table: the first row and column with its headers — the
+    ones span.table_cells picks on a tie — holding its value; None when it is not there."""
+    if not rows:
+        return None
+    r = next((i for i, row in enumerate(rows) if i and row and row[0][0] == cell.row), None)
+    c = next((j for j, (h, _) in enumerate(rows[0]) if j and h == cell.column), None)
+    if r is None or c is None or c >= len(rows[r]) or rows[r][c][0] != cell.value:
+        return None
+    return r, c
 
 
 def _apartado(ref: str) -> str:
@@ -209,9 +231,14 @@ def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reade
     link, proven on the served page by spanlink.py, or the passage's own link)."""
     cited = cited_entries(span, entries, reader)
     out = [citation(n, e) for n, e in enumerate(cited, 1)]
-    words = _row_text(span) if span.cells else span.main.text
-    out[0]["span"] = words
-    out[0]["span_url"] = reader.span_url(cited[0], words)
+    one = span.cells[0] if len(span.cells) == 1 and span.cells[0].value in cited[0].text else None
+    cell = reader.cell_url(cited[0], one) if one is not None else None
+    if one is not None and cell is not None:   # one cell: its words, linked where it stands
+        out[0]["span"], out[0]["span_url"] = one.value, cell
+    else:
+        words = _row_text(span) if span.cells else span.main.text
+        out[0]["span"] = words
+        out[0]["span_url"] = reader.span_url(cited[0], words)
     at = {e.ref: i for i, e in enumerate(cited)}
     for piece in shown_pieces(span)[1:]:
         i = at.get(piece.ref)

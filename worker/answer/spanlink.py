@@ -9,12 +9,16 @@ page), the answer falls back to the passage's allowlisted link. Pages are read f
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from citavial.build.errors import BuildError
-from citavial.build.gate.fragments.directive import deep_link
+from citavial.build.gate.fragments.directive import deep_link, deep_link_at
 from citavial.build.gate.fragments.textmodel import PageText, read_page
 from citavial.build.models import AllowlistEntry
+from citavial.build.normalize import normalize
+
+Rows = Sequence[Sequence[tuple[str, bool]]]   # a table passage: [(cell text, is header), …]
 
 
 class SpanLinker:
@@ -54,3 +58,38 @@ class SpanLinker:
         if found.kind == "fallback":
             return None
         return f"{entry.page}#{found.fragment}"
+
+    def cell_link(self, entry: AllowlistEntry, rows: Rows, row: int, column: int) -> str | None:
+        """``page#table:~:text=…`` whose first match is exactly the cell ``rows[row][column]``
+        of the table passage ``entry``, or None (unproven: the caller keeps its fallback)."""
+        page = self._page(entry.page)
+        block = None if page is None else cell_block(page, entry.anchor, rows, row, column)
+        if page is None or block is None:
+            return None
+        start = page.starts[block]
+        found = deep_link_at(page, entry.anchor, start, start + len(page.blocks[block].norm))
+        return None if found.kind == "fallback" else f"{entry.page}#{found.fragment}"
+
+
+def cell_block(page: PageText, anchor: str, rows: Rows, row: int, column: int) -> int | None:
+    """Index of the page block that renders ``rows[row][column]`` inside the element ``anchor``:
+    the table's non-empty cells must be its blocks one for one, text for text (None otherwise:
+    a page that does not read as the table is never guessed at)."""
+    extent = page.extent(anchor)
+    if extent is None or not 0 <= row < len(rows) or not 0 <= column < len(rows[row]) \
+            or not rows[row][column][0].strip():
+        return None
+    first, last = page.block_at(extent[0]), page.block_at(extent[1] - 1)
+    blocks = [b for b in range(first, last + 1) if page.blocks[b].norm]
+    cells = [(r, c, text) for r, cells in enumerate(rows)
+             for c, (text, _) in enumerate(cells) if text.strip()]
+    # A caption is a block of the table before its first row: the rows are its last blocks.
+    if len(blocks) < len(cells):
+        return None
+    found = None
+    for b, (r, c, text) in zip(blocks[len(blocks) - len(cells):], cells, strict=True):
+        if page.blocks[b].norm != normalize(" ".join(text.split())):
+            return None
+        if (r, c) == (row, column):
+            found = b
+    return found

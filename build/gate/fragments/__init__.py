@@ -10,6 +10,7 @@ from citavial.build.gate.fragments.directive import (
     DeepLink,
     decode_term,
     deep_link,
+    deep_link_at,
     directive_for,
     encode_term,
     format_directive,
@@ -21,6 +22,6 @@ from citavial.build.gate.fragments.textmodel import Block, PageText, read_page
 
 __all__ = [
     "Block", "DeepLink", "Match", "PageText", "TextDirective", "decode_term", "deep_link",
-    "directive_for", "encode_term", "find_all", "format_directive", "match_directive",
-    "parse_directive", "parse_fragment", "read_page",
+    "deep_link_at", "directive_for", "encode_term", "find_all", "format_directive",
+    "match_directive", "parse_directive", "parse_fragment", "read_page",
 ]

@@ -32,7 +32,8 @@ from citavial.build.gate.fragments.textmodel import PageText
 from citavial.build.normalize import normalize
 
 __all__ = [
-    "DeepLink", "TextDirective", "decode_term", "deep_link", "directive_for", "encode_term",
+    "DeepLink", "TextDirective", "decode_term", "deep_link", "deep_link_at", "directive_for",
+    "encode_term",
     "format_directive", "parse_directive", "parse_fragment",
 ]
 
@@ -153,7 +154,13 @@ def deep_link(page: PageText, anchor_id: str, text: str) -> DeepLink:
 
     Raises BuildError if the element has no searchable text or ``text`` is not inside it.
     """
-    span = locate(page, anchor_id, text)
+    return deep_link_at(page, anchor_id, *locate(page, anchor_id, text))
+
+
+def deep_link_at(page: PageText, anchor_id: str, start: int, end: int) -> DeepLink:
+    """The link whose FIRST match is exactly ``joined[start:end]`` (the caller knows which
+    occurrence it means, e.g. one table cell among equal ones), or the ``#id`` fallback."""
+    span = (start, end)
     for directive, kind in _candidates(page, *span):
         hit = match_directive(page, directive)
         if hit is not None and (hit.pos, hit.end_pos) == span and hit.targetable:
