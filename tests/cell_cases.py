@@ -1,0 +1,30 @@
+"""Table cells whose span link is proven (and some whose is not), on the real built site: shared by
+tests/test_worker_cellink.py (the gate's matcher) and tests/browser/test_cell_links.py (Chromium)."""
+
+from __future__ import annotations
+
+import pytest
+
+SPEED = "RD-1428/2003#art48.1.a"       # art. 48's speed table
+CODES = "RD-818/2009#anexoI.p31"       # the licence codes of the Reglamento de Conductores
+FINES = "RDL-6/2015#anexoIV.p1"        # the Ley's table of speeding fines, values repeated
+
+# (ref, row, column, the cell's text): row 0 is the header row, column 0 the row headers
+CELLS = [
+    pytest.param(SPEED, 1, 1, "120", id="speed-autopista-turismos"),
+    pytest.param(SPEED, 1, 2, "90", id="speed-autopista-camiones"),
+    pytest.param(SPEED, 1, 3, "100", id="speed-autopista-autobuses"),
+    pytest.param(SPEED, 2, 1, "90", id="speed-convencional-turismos"),
+    pytest.param(SPEED, 2, 2, "80", id="speed-convencional-camiones"),
+    pytest.param(SPEED, 2, 3, "90", id="speed-convencional-autobuses"),
+    pytest.param(CODES, 2, 1, "01.01", id="codes-subcode"),
+    pytest.param(CODES, 2, 2, "Gafas.", id="codes-meaning"),
+    pytest.param(FINES, 2, 10, "151 170", id="fines-repeated-left"),
+    pytest.param(FINES, 2, 11, "151 170", id="fines-repeated-right"),
+]
+
+# cells whose text no prefix/suffix of the matcher's can single out: no link is emitted
+UNPROVEN = [
+    pytest.param(FINES, 3, 1, id="fines-61-70"),
+    pytest.param("RD-2822/1998#anexoXI.p181", 1, 0, id="plate-material"),
+]
