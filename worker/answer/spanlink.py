@@ -73,16 +73,16 @@ class SpanLinker:
 
 def cell_block(page: PageText, anchor: str, rows: Rows, row: int, column: int) -> int | None:
     """Index of the page block that renders ``rows[row][column]`` inside the element ``anchor``:
-    the table's non-empty cells must be its blocks one for one, text for text (None otherwise:
-    a page that does not read as the table is never guessed at)."""
+    the table's non-empty cells must be its last blocks one for one, text for text (None
+    otherwise: a page that does not read as the table is never guessed at)."""
     extent = page.extent(anchor)
     if extent is None or not 0 <= row < len(rows) or not 0 <= column < len(rows[row]) \
             or not rows[row][column][0].strip():
         return None
     first, last = page.block_at(extent[0]), page.block_at(extent[1] - 1)
     blocks = [b for b in range(first, last + 1) if page.blocks[b].norm]
-    cells = [(r, c, text) for r, cells in enumerate(rows)
-             for c, (text, _) in enumerate(cells) if text.strip()]
+    cells = [(r, c, text) for r, line in enumerate(rows)
+             for c, (text, _) in enumerate(line) if text.strip()]
     # A caption is a block of the table before its first row: the rows are its last blocks.
     if len(blocks) < len(cells):
         return None
