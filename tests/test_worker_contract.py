@@ -101,6 +101,7 @@ EVENT_KEYS = {
     "answer": {"outcome", "label", "cite", "kind", "text", "emphasis", "lead_in", "exception",
                "table", "option", "before", "items", "after", "clarify"},
     "token": None,   # {"s", "text"} or {"s", "cite"}
+    "keep": {"s", "support", "cites"},
     "retract": {"s", "reason", "support", "cites", "missing_numbers"},
     "citations": {"extractive", "label", "citations"},
     "abstain": {"outcome", "message", "passages", "decision"},

@@ -72,7 +72,8 @@ def test_lead_supported_is_kept_after_the_answer(allow):
     deps = deps_for(allow, ["Queda prohibido conducir", " utilizando auriculares",
                             " [[REF:1]]", "."])
     events = list(answer("¿Puedo conducir con auriculares?", deps))
-    assert names(events) == ["sources", "answer", "token+", "citations", "done"]
+    assert names(events) == ["sources", "answer", "token+", "keep", "citations", "done"]
+    assert dict(events)["keep"]["s"] == 0 and dict(events)["keep"]["cites"] == [1]
     assert events[-1][1]["mode"] == "generated"
     assert deps.model.requests and "[1] 2. Queda prohibido" in deps.model.requests[0]
 

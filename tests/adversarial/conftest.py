@@ -38,7 +38,7 @@ def assert_contract(events: list[tuple[str, dict]], entries: dict[str, dict]) ->
     else:
         assert mode in ("generated", "extractive"), mode
         assert body[0] == "answer" and body[-1] == "citations", names
-        assert set(body[1:-1]) <= {"token", "retract"}, names
+        assert set(body[1:-1]) <= {"token", "keep", "retract"}, names
         answer = events[1][1]
         cited = events[-2][1]["citations"]
         assert answer["text"] and cited[0]["span"] in cited[0]["quote"]

@@ -9,7 +9,7 @@
 
 Each stage is a function over plain values; ``answer`` only sequences them, times them and turns
 their results into the events of the SSE contract (docs/answers.md):
-``sources`` → ``answer`` → [``token``* ``retract``*] → ``citations`` → ``done``, or
+``sources`` → ``answer`` → [``token``* with one ``keep`` or ``retract`` per closed sentence] → ``citations`` → ``done``, or
 ``sources`` → ``abstain`` → ``done``; a question about a sign itself ("¿Qué significa la señal
 R-101?") adds ``sign`` after ``sources`` (signq.py). Links, quotes and spans come only from the
 allowlist.

@@ -40,10 +40,11 @@ def shown_text(answer: dict | None, lead: str = "") -> str:
 def collect(events: Iterable[tuple[str, dict]]) -> dict:
     """The answer as one JSON-able record: what a client would show once the stream ended.
 
-    ``text`` is what the reader sees first (``shown_text``); retracted lead sentences are left
-    out; ``message`` is the label of an answer or the message of an abstention."""
+    ``text`` is what the reader sees first (``shown_text``); as in the chat widget, only lead
+    sentences judged supported (``keep``) are in it — retracted and unjudged ones are left out; ``message`` is the label of an answer or the message of an abstention."""
     sentences: dict[int, list] = {}
     retracted: set[int] = set()
+    kept: set[int] = set()
     record: dict = {"answered": False, "outcome": None, "mode": None, "kind": None,
                     "message": None, "text": "", "answer": None, "citations": [],
                     "passages": [], "retractions": [], "sources": [], "latencies": {},
@@ -58,6 +59,8 @@ def collect(events: Iterable[tuple[str, dict]]) -> dict:
         elif name == "token":
             parts = sentences.setdefault(data["s"], [])
             parts.append(data["text"] if "text" in data else "")
+        elif name == "keep":
+            kept.add(data["s"])
         elif name == "retract":
             retracted.add(data["s"])
             record["retractions"].append({"s": data["s"], "reason": data["reason"],
@@ -77,6 +80,6 @@ def collect(events: Iterable[tuple[str, dict]]) -> dict:
                           model=data["model"], prompt=data["prompt"],
                           index_version=data["index_version"], guard=data["guard"])
     lead = " ".join(re.sub(r"\s+([.,;:])", r"\1", " ".join("".join(p).split()))
-                    for s, p in sorted(sentences.items()) if s not in retracted)
+                    for s, p in sorted(sentences.items()) if s in kept - retracted)
     record["text"] = shown_text(record["answer"], lead.strip())
     return record

@@ -9,7 +9,9 @@ and its text flows through the streaming filters:
     markup, quote or precept name) → Segmenter (sentences) → judge (support check: numbers,
     words and word order against the cited passage; unsupported sentences are retracted)
 
-``lead`` is a generator of SSE events (``token``, ``retract``) that returns a ``Lead`` summary.
+``lead`` is a generator of SSE events (``token``; then, once each sentence closes, its verdict:
+``keep`` or ``retract``) that returns a ``Lead`` summary. Every sent sentence that closes gets
+exactly one verdict, so a client can hold a sentence until it is judged and show only kept ones.
 """
 
 from __future__ import annotations
@@ -38,18 +40,20 @@ class Lead:
 
 def judge(sentences: list[Sentence], entries: list[AllowlistEntry], threshold: float,
           limit: int | None) -> tuple[list[Event], int]:
-    """``retract`` events for the closed sentences that their passage does not support, and
-    how many were kept."""
+    """One verdict event per closed sentence — ``keep`` when a passage it cites supports it,
+    ``retract`` when none does — and how many were kept."""
     out, kept = [], 0
     for sentence in sentences:
         if limit is not None and sentence.index >= limit:
             continue   # never sent
         verdicts = [support(sentence.text, entries[n - 1].text, threshold)
                     for n in dict.fromkeys(sentence.cites)]
-        if any(v.supported for v in verdicts):
+        best = max(verdicts, key=lambda v: (v.supported, v.score), default=None)
+        if best is not None and best.supported:
             kept += 1
+            out.append(("keep", {"s": sentence.index, "support": best.score,
+                                 "cites": list(sentence.cites)}))
             continue
-        best = max(verdicts, key=lambda v: v.score, default=None)
         out.append(("retract", {
             "s": sentence.index, "reason": best.reason if best else "uncited",
             "support": best.score if best else None, "cites": list(sentence.cites),
@@ -76,7 +80,7 @@ class _Flow:
     def _judged(self, closed: list[Sentence]) -> list[Event]:
         events, kept = judge(closed, self.entries, self.threshold, self.limit)
         self.kept += kept
-        self.retracted += len(events)
+        self.retracted += len(events) - kept
         return events
 
     def text(self, text: str) -> list[Event]:
