@@ -200,7 +200,8 @@
     var it = el("article", "cv-item");
     it.appendChild(el("p", "cv-q", echo(q)));
     log.appendChild(it);
-    return { item: it, sent: {}, lead: null, answer: null, events: [], q: q, id: ++n };
+    return { item: it, sent: {}, lead: null, answer: null, events: [], q: q, id: ++n,
+      handled: 0, over: false };
   }
 
   function ask(q) {
@@ -277,12 +278,16 @@
     if (name === "sources") setStatus(d.sources.length ? "Eligiendo las palabras que responden…" : "");
     else if (name === "answer") answer(st, d);
     else if (name === "token") token(st, d);
+    else if (name === "keep") keep(st, d);
     else if (name === "retract") retract(st, d);
     else if (name === "sign") st.item.append(link(d)); // signs page, never a quote
     else if (name === "abstain") abstain(st, d);
     else if (name === "citations") cites(st, d);
     else if (name === "error") fail(st, "el asistente falló al responder.");
     else if (name === "done") st.done = d;
+    // How many events this answer has handled: a token changes nothing visible, so a test (or
+    // whoever inspects the page) needs this to know it was read.
+    st.item.setAttribute("data-events", String(++st.handled));
   }
 
   function marked(text, spans) { // the answer's words, with its key facts in bold
@@ -348,24 +353,34 @@
     st.item.appendChild(box);
   }
 
+  /* The model's lead: a sentence's words are held here, out of the page and of the live region,
+   * until the worker judges it: `keep` shows it, `retract` drops it. One the stream leaves
+   * unjudged (done, error, abort, connection lost) is never shown (docs/answers.md). */
   function token(st, d) {
+    var held = st.sent[d.s] || (st.sent[d.s] = { text: "", judged: false });
+    if (d.text != null && !held.judged) held.text += d.text;
+  }
+
+  function keep(st, d) {
+    var held = st.sent[d.s];
+    if (!held || held.judged || st.over) return;
+    held.judged = true;
     if (!st.lead) {
       st.lead = el("p", "cv-lead");
       st.lead.appendChild(el("span", "cv-label-a", "Resumen del modelo (compruébalo): "));
       st.item.insertBefore(st.lead, st.answer);
     }
-    var span = st.sent[d.s];
-    if (!span) { span = st.sent[d.s] = el("span", "cv-s"); st.lead.appendChild(span); }
-    if (d.text != null) span.appendChild(document.createTextNode(d.text));
+    var span = el("span", "cv-s", held.text);
+    span.setAttribute("data-s", String(d.s));
+    var next = Array.prototype.find.call(st.lead.querySelectorAll(".cv-s"), function (e) {
+      return +e.getAttribute("data-s") > d.s; // sentence order, whatever the verdicts' order
+    });
+    st.lead.insertBefore(span, next || null);
   }
 
   function retract(st, d) {
-    var span = st.sent[d.s] || el("span"), del = el("del");
-    while (span.firstChild) del.appendChild(span.firstChild);
-    span.appendChild(del);
-    span.classList.add("cv-retracted");
-    span.appendChild(el("span", "cv-why", d.reason === "number_not_in_passage" ?
-      " [Retirada: da una cifra que no está en el pasaje.]" : " [Retirada: el pasaje no la respalda.]"));
+    var held = st.sent[d.s];
+    if (held && !held.judged) { held.judged = true; held.text = ""; } // never shown
   }
 
   function abstain(st, d) {
@@ -437,11 +452,15 @@
   }
 
   function fail(st, msg) {
+    if (st.over) return; // already ended (an error event, then the connection dropped)
     st.item.appendChild(el("p", "cv-error", msg));
     end(st, "Sin respuesta.");
   }
 
   function end(st, msg) {
+    if (st.over) return; // once: the stream closing after an error event keeps its message
+    st.over = true; // a verdict can no longer arrive: what is still held stays unshown
+    st.sent = {};
     st.item.setAttribute("aria-busy", "false");
     if (st.id === n) busy = null;
     var d = st.done;
