@@ -67,7 +67,8 @@
   close.type = "button";
   close.setAttribute("aria-label", "Cerrar el asistente");
   head.appendChild(close);
-  var note = el("p", "cv-note", "Responde con las palabras del Reglamento en vigor. Puedes " +
+  var note = el("p", "cv-note", "Responde con las palabras de la ley en vigor (el Reglamento General de " +
+    "Circulación, la Ley sobre Tráfico y los Reglamentos de Vehículos y de Conductores). Puedes " +
     "pegar una pregunta de examen con sus opciones.");
   var log = el("div", "cv-log");
   log.setAttribute("role", "log");
