@@ -77,7 +77,16 @@ def _exam(e: dict) -> list[str]:
         f"{e['latency_ms']['p95']} ms (n = {e['latency_ms']['n']}); invented refs "
         f"{e['invented_refs']}, non-literal quotes {e['non_literal_quotes']}.",
         "",
+        *_other_norms(e.get("other_norms")),
     ]
+
+
+def _other_norms(o: dict | None) -> list[str]:
+    if not o:
+        return []
+    return [f"Questions on licences, points, sanctions and vehicle papers, labelled over the four "
+            f"norms: search article recall@1 {_count(o['search_article_recall_at_1'])}, @5 "
+            f"{_count(o['search_article_recall_at_5'])}.", ""]
 
 
 def _claims(c: dict) -> list[str]:
