@@ -53,7 +53,7 @@
   }
 
   // ---- the panel ----
-  var toggle = el("button", "cv-toggle", "Preguntar al Reglamento");
+  var toggle = el("button", "cv-toggle", "Preguntar a la ley");
   toggle.type = "button";
   toggle.setAttribute("aria-expanded", "false");
   toggle.setAttribute("aria-controls", "cv-panel");
@@ -62,7 +62,7 @@
   panel.hidden = true;
   panel.setAttribute("aria-label", "Asistente de preguntas");
   var head = el("div", "cv-head");
-  head.appendChild(el("h2", "cv-title", "Pregunta sobre el Reglamento"));
+  head.appendChild(el("h2", "cv-title", "Pregunta sobre la ley de tráfico"));
   var close = el("button", "cv-close", "×");
   close.type = "button";
   close.setAttribute("aria-label", "Cerrar el asistente");
@@ -208,7 +208,7 @@
   function ask(q) {
     var st = item(q);
     st.item.setAttribute("aria-busy", "true");
-    setStatus("Buscando en el Reglamento…");
+    setStatus("Buscando en la ley…");
     busy = new AbortController();
     var ctl = busy;
     fetch(api + "/api/ask", {
@@ -486,6 +486,6 @@
     });
     // Never reopened by itself: on the page a citation opens, the panel would cover the very
     // words the link highlights. The toggle says the conversation is there.
-    if (all.length) toggle.textContent = "Preguntar al Reglamento (" + all.length + ")";
+    if (all.length) toggle.textContent = "Preguntar a la ley (" + all.length + ")";
   })();
 })();
