@@ -141,7 +141,7 @@ def test_question_model_output_and_quotes_are_blocked_in_the_widget(browser, wor
     try:
         page.goto(f"{worker}/index.html")
         page.click(".cv-toggle")
-        page.wait_for_function("document.querySelector('#citavial-chat .cv-status')"
+        page.wait_for_function("() => document.querySelector('#citavial-chat .cv-status')"
                                ".textContent.startsWith('Listo')", timeout=10000)
         page.fill("#cv-q", "¿Puedo conducir con auriculares? " + PAYLOADS[0] + PAYLOADS[2])
         page.press("#cv-q", "Enter")

@@ -43,7 +43,7 @@ def ask_in_widget(browser, base: str, question: str):
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{base}/index.html")
     page.click(".cv-toggle")
-    page.wait_for_function("document.querySelector('#citavial-chat .cv-status')"
+    page.wait_for_function("() => document.querySelector('#citavial-chat .cv-status')"
                            ".textContent.startsWith('Listo')", timeout=10000)
     page.fill("#cv-q", question)
     page.press("#cv-q", "Enter")

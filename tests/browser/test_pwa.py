@@ -83,7 +83,7 @@ def test_the_study_site_works_offline_after_one_visit(served, phone):
     assert target == {"id": entry["anchor"], "bg": "rgb(255, 248, 214)"}   # .passage:target
 
     page.goto(f"{url}/buscar.html?q={quote('luces largas en un túnel')}")
-    page.wait_for_function("document.getElementById('buscar-estado').textContent !== ''")
+    page.wait_for_function("() => document.getElementById('buscar-estado').textContent !== ''")
     assert "resultados" in page.inner_text("#buscar-estado")
     assert page.locator("#buscar-resultados li a").count() > 0
     # the results came from shards the page loaded on demand, offline: from the SW's cache

@@ -61,7 +61,7 @@ def test_page_ranks_like_the_cli(site, tab, question):
     expected = [ref_key(h.ref)
                 for h in load_retriever(built_dist()).search(question, k=20).hits]
     tab.goto(f"{(site / 'buscar.html').as_uri()}?q={quote(question)}")
-    tab.wait_for_function("document.getElementById('buscar-estado').textContent !== ''")
+    tab.wait_for_function("() => document.getElementById('buscar-estado').textContent !== ''")
     got = _results(tab)
     assert [href for _, href in got] == [docs[ref][1] for ref in expected]
     assert [text for text, _ in got] == [docs[ref][2] for ref in expected]

@@ -41,7 +41,7 @@ def index(built_site):
 
 def _search(tab, base: str, question: str) -> list[list[str]]:
     tab.goto(f"{base}/buscar.html?q={quote(question)}")
-    tab.wait_for_function("document.getElementById('buscar-estado').textContent !== ''")
+    tab.wait_for_function("() => document.getElementById('buscar-estado').textContent !== ''")
     return tab.eval_on_selector_all(
         "#buscar-resultados li > a", "els => els.map(a => [a.textContent, a.getAttribute('href')])")
 

@@ -27,7 +27,7 @@ def tab(request, browser):
 
 def search(tab, url: str, question: str):
     tab.goto(f"{url}?q={quote(question)}")
-    tab.wait_for_function("document.getElementById('buscar-estado').textContent !== ''")
+    tab.wait_for_function("() => document.getElementById('buscar-estado').textContent !== ''")
     return tab.locator("#buscar-senales li.sign-hit")
 
 
