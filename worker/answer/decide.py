@@ -14,7 +14,8 @@ norm. Of the real bank's dev questions answered from another norm (16), the 9 la
 the four norms (golden/dgt-labels/agreed-norms.jsonl) had their labelled article first in 7,
 and none was a question no norm decides. The evidence score is worker/answer/abstain.py's
 calibrated logistic model over the retrieval evidence, the span's score and ``other_margin``;
-its thresholds are fitted on the golden ``dev`` split only (worker/eval/calibrate.py). Every message is Spanish; no reason code reaches the reader.
+its thresholds are fitted on the golden ``dev`` split only (worker/eval/calibrate.py). Every
+message is Spanish; no reason code reaches the reader.
 """
 
 from __future__ import annotations
