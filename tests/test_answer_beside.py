@@ -12,6 +12,7 @@ from citavial.build.models import AllowlistEntry
 from citavial.worker.answer import beside as B
 from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.answer.cite import Reader, answer_event, citations_event, clarify
+from citavial.worker.answer.events import ABSENT
 from citavial.worker.answer.question import read_question
 from citavial.worker.answer.span import Cell, Piece, Span, clauses
 from citavial.worker.answer.vague import reframe, vague_figure
@@ -198,17 +199,17 @@ def test_every_shown_piece_is_cited_with_its_span_main_first():
     span = B.complete(q, clause_span("art20.2.p2", 0), READER)
     entries = [ENTRIES[N + "art20.2.p2"], ENTRIES[N + "art20.3"]]
     event = answer_event(q, span, None, entries, READER)
-    cites = citations_event(span, entries, READER)["citations"]
+    cites = citations_event(span, entries, READER).citations
     # the retrieved passage the answer alone would have cited (20.3) is still cited, last
-    assert [c["ref"].split("#")[1] for c in cites] == [
+    assert [c.ref.split("#")[1] for c in cites] == [
         "art20.2.p2", "art20.1.p2", "art20.2", "art20.2.1o", "art20.2.2o", "art20.3"]
     for c in cites:   # every shown piece's citation carries its words; 20.3 is not shown
-        assert c["quote"] == ENTRIES[c["ref"]].text
-        assert c["span"] in c["quote"] if c["ref"] != N + "art20.3" else "span" not in c
-    shown = [(p["cite"], p["text"]) for p in (*event["before"], *event["items"])]
-    assert all(cites[n - 1]["span"] == text for n, text in shown)
-    assert event["text"] == ENTRIES[N + "art20.2.p2"].text and event["cite"] == 1
-    assert [p["answer"] for p in event["items"]] == [False, False]
+        assert c.quote == ENTRIES[c.ref].text
+        assert c.span in c.quote if c.ref != N + "art20.3" else c.span is ABSENT
+    shown = [(p.cite, p.text) for p in (*event.before, *event.items)]
+    assert all(cites[n - 1].span == text for n, text in shown)
+    assert event.text == ENTRIES[N + "art20.2.p2"].text and event.cite == 1
+    assert [p.answer for p in event.items] == [False, False]
 
 
 # --- on the real built site -----------------------------------------------------------------

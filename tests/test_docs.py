@@ -19,6 +19,7 @@ import pytest
 from citavial.build.check.claims import ClaimCode
 from citavial.build.check.notes import CHECK_REASONS
 from citavial.build.gate.verify import Reason
+from citavial.worker.answer.events import KINDS
 from citavial.worker.answer.judge import Basis, Undecided
 from citavial.worker.cli import parser
 
@@ -71,21 +72,9 @@ def test_every_option_is_in_its_cli_section(name):
                          "(as `--option …`)")
 
 
-# yield "sources", {...} / out.append(("token", {...})) / sse("error", {...}) / yield SIGN, ...
-_EVENT = re.compile(r"""(?:\byield\s+|\.append\(\(|\bsse\()\s*(?:"([a-z_]+)"|([A-Z_]+)),""")
-
-
 def _events() -> set[str]:
-    # the lead's own guard yields (TEXT, …) pieces to generate.py, which turns them into events
-    found = set()
-    for path in [*_py_sources("worker/answer", "worker/http"), ROOT / "worker/lead/generate.py"]:
-        src = _text(path)
-        for literal, constant in _EVENT.findall(src):
-            if literal:
-                found.add(literal)
-            elif m := re.search(rf'^{constant} = "([a-z_]+)"', src, re.M):
-                found.add(m.group(1))
-    return found
+    # every kind of event an answer sends is a typed class of worker/answer/events.py
+    return {kind.NAME for kind in KINDS}
 
 
 def test_the_event_scan_finds_the_contract():

@@ -77,9 +77,9 @@ def _one_cell(real, ref: str, row: int, column: int) -> Span:
 def test_one_cell_answer_cites_the_cell_with_its_link(real, built_site, row, column):
     span = _one_cell(real, SPEED, row, column)
     entry = real.allowlist.get(SPEED)
-    first = citations_event(span, [entry], real.reader)["citations"][0]
-    assert first["span"] == span.cells[0].value and first["span"] in first["quote"]
-    assert first["span_url"] == real.reader.linker.cell_link(
+    first = citations_event(span, [entry], real.reader).citations[0]
+    assert first.span == span.cells[0].value and first.span in first.quote
+    assert first.span_url == real.reader.linker.cell_link(
         entry, real.reader.table(SPEED), row, column)
 
 
@@ -87,17 +87,17 @@ def test_unproven_cell_keeps_the_row_link(real, monkeypatch):
     span = _one_cell(real, SPEED, 1, 1)
     entry = real.allowlist.get(SPEED)
     monkeypatch.setattr(type(real.reader.linker), "cell_link", lambda *a: None)
-    first = citations_event(span, [entry], real.reader)["citations"][0]
-    assert first["span"] == "Autopista y autovía"
-    assert first["span_url"] == real.reader.span_url(entry, "Autopista y autovía")
+    first = citations_event(span, [entry], real.reader).citations[0]
+    assert first.span == "Autopista y autovía"
+    assert first.span_url == real.reader.span_url(entry, "Autopista y autovía")
 
 
 def test_several_cells_keep_the_row_link(real):
     one = _one_cell(real, SPEED, 1, 1)
     two = replace(one, cells=(*one.cells, _one_cell(real, SPEED, 1, 2).cells[0]))
     entry = real.allowlist.get(SPEED)
-    first = citations_event(two, [entry], real.reader)["citations"][0]
-    assert first["span"] == "Autopista y autovía"
+    first = citations_event(two, [entry], real.reader).citations[0]
+    assert first.span == "Autopista y autovía"
 
 
 def test_the_speed_question_links_its_cell(real, built_site):

@@ -25,7 +25,7 @@ from worker_helpers import (
 from citavial.worker.answer.abstain import GateModel
 from citavial.worker.answer.ask import Deps, answer
 from citavial.worker.answer.calibration import Calibration
-from citavial.worker.http.app import sse
+from citavial.worker.http.app import sse_event
 from citavial.worker.lead.prompts import PROMPTS_DIR, load_prompt
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "worker_sse"
@@ -82,7 +82,7 @@ def run(allow, name: str) -> str:
     refs = [REFS[1], REFS[0], REFS[2]] if name == "answer-table" else REFS
     deps = Deps(TableRetriever(allow, refs, evidence), allow,
                 load_prompt(PROMPTS_DIR / prompt_file), model, status, GATE, model_lead=lead)
-    return b"".join(sse(n, d) for n, d in answer(question, deps, clock=StepClock())).decode()
+    return b"".join(sse_event(e) for e in answer(question, deps, clock=StepClock())).decode()
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

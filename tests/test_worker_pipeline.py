@@ -14,6 +14,7 @@ from worker_helpers import (
     FixedRetriever,
     ScriptedModel,
     fixed_allowlist,
+    wire,
 )
 
 from citavial.worker.answer.abstain import GateModel
@@ -52,7 +53,7 @@ def names(events):
 
 def test_default_answer_is_the_words_that_answer_with_their_citation(allow):
     deps = deps_for(allow, ["nunca se llama"], lead=False)
-    events = list(answer("¿Puedo conducir con auriculares?", deps))
+    events = wire(answer("¿Puedo conducir con auriculares?", deps))
     assert names(events) == ["sources", "answer", "citations", "done"]
     ans = dict(events)["answer"]
     entry = allow.get(REFS[0])
@@ -71,7 +72,7 @@ def test_default_answer_is_the_words_that_answer_with_their_citation(allow):
 def test_lead_supported_is_kept_after_the_answer(allow):
     deps = deps_for(allow, ["Queda prohibido conducir", " utilizando auriculares",
                             " [[REF:1]]", "."])
-    events = list(answer("¿Puedo conducir con auriculares?", deps))
+    events = wire(answer("¿Puedo conducir con auriculares?", deps))
     assert names(events) == ["sources", "answer", "token+", "keep", "citations", "done"]
     assert dict(events)["keep"]["s"] == 0 and dict(events)["keep"]["cites"] == [1]
     assert events[-1][1]["mode"] == "generated"
@@ -88,7 +89,7 @@ def test_unsupported_lead_is_retracted_and_the_answer_stays_extractive(allow):
 
 
 def test_uncited_lead_sentence_is_retracted(allow):
-    events = list(answer("¿Puedo conducir con auriculares?", deps_for(allow, ["Depende."])))
+    events = wire(answer("¿Puedo conducir con auriculares?", deps_for(allow, ["Depende."])))
     assert [n.rstrip("+") for n in names(events)] == ["sources", "answer", "token", "retract",
                                                       "citations", "done"]
     assert dict(events)["retract"]["reason"] == "uncited"
@@ -97,7 +98,7 @@ def test_uncited_lead_sentence_is_retracted(allow):
 def test_prefilled_slot_prompt_cites_the_answer_passage(allow):
     deps = deps_for(allow, [" Queda", " prohibido conducir utilizando auriculares."],
                     prompt=COMPLETION)
-    events = list(answer("¿Auriculares?", deps))
+    events = wire(answer("¿Auriculares?", deps))
     assert events[2] == ("token", {"s": 0, "cite": 1})   # the prefill's slot, with the 1st token
     assert events[-1][1]["mode"] == "generated"
     assert deps.model.requests[0].endswith("Respuesta: [[REF:1]]")
@@ -115,7 +116,7 @@ def test_gate_says_not_sure_with_passages_and_no_claim(allow):
     cal = Calibration(gate=GateModel(("overlap_top",), (0.0,), (1.0,), (1.0,), 0.0, 0.5),
                       support_threshold=0.6, calibrated=True, floor=-5.0)
     deps = deps_for(allow, ["nunca se llama"], calibration=cal, evidence=0.2)
-    events = list(answer("¿Cómo se hace una paella?", deps))
+    events = wire(answer("¿Cómo se hace una paella?", deps))
     assert names(events) == ["sources", "abstain", "done"]
     ab = events[1][1]
     assert ab["outcome"] == "unsure" and ab["message"].startswith("No lo tengo claro")
@@ -127,7 +128,7 @@ def test_weak_evidence_in_every_norm_is_not_regulated_and_never_quoted(allow):
     cal = Calibration(gate=GateModel(("overlap_top",), (0.0,), (1.0,), (1.0,), -2.0, 0.5),
                       support_threshold=0.6, calibrated=True, floor=-1.0)
     deps = deps_for(allow, [], calibration=cal, evidence=0.2)
-    ab = dict(answer("¿Cómo se hace una tortilla?", deps))["abstain"]
+    ab = dict(wire(answer("¿Cómo se hace una tortilla?", deps)))["abstain"]
     assert ab["outcome"] == "not_regulated" and ab["passages"] == [] and "norm" not in ab
     assert all(name in ab["message"] for name in ("Reglamento General de Circulación",
                                                   "Ley sobre Tráfico", "Vehículos", "Conductores"))
@@ -140,7 +141,7 @@ def test_cancellation_stops_generation_and_sends_nothing_more(allow):
         calls["n"] += 1
         return calls["n"] > 2
     deps = deps_for(allow, ["Uno", " dos", " tres", " cuatro", " cinco"])
-    events = list(answer("¿Auriculares?", deps, cancelled=cancelled))
+    events = wire(answer("¿Auriculares?", deps, cancelled=cancelled))
     assert "done" not in names(events) and "citations" not in names(events)
     assert deps.model.closed
 
@@ -148,7 +149,7 @@ def test_cancellation_stops_generation_and_sends_nothing_more(allow):
 def test_guard_cut_is_reported_in_done(allow):
     deps = deps_for(allow, ["Queda prohibido conducir utilizando auriculares [[REF:1]]. ",
                             "Ver [[REF:9]] más"])
-    events = list(answer("¿Auriculares?", deps))
+    events = wire(answer("¿Auriculares?", deps))
     assert events[-1][1]["guard"] == {"cut": "out_of_range_slot", "token": 1}
     assert "más" not in "".join(d.get("text", "") for n, d in events if n == "token")
 
@@ -156,7 +157,7 @@ def test_guard_cut_is_reported_in_done(allow):
 def test_pasted_options_get_the_option_the_passage_states(allow):
     q = ("¿Qué está prohibido al conducir?\na) Llevar gafas de sol.\n"
          "b) Cualquier tipo de casco de audio.\nc) Escuchar la radio del coche.")
-    ans = dict(answer(q, deps_for(allow, [], lead=False)))["answer"]
+    ans = dict(wire(answer(q, deps_for(allow, [], lead=False))))["answer"]
     assert ans["kind"] == "option" and ans["option"]["letter"] == "b"
     assert ans["option"]["basis"] == "stated"
     assert ans["option"]["words"] == "cualquier tipo de casco de audio"
@@ -165,7 +166,7 @@ def test_pasted_options_get_the_option_the_passage_states(allow):
 def test_pasted_options_the_passage_does_not_state_are_not_named(allow):
     q = ("¿Qué está prohibido al conducir?\na) Llevar auriculares conectados a un reproductor.\n"
          "b) Llevar gafas de sol.\nc) Escuchar la radio del coche.")
-    ans = dict(answer(q, deps_for(allow, [], lead=False)))["answer"]
+    ans = dict(wire(answer(q, deps_for(allow, [], lead=False))))["answer"]
     assert ans["kind"] == "option" and ans["option"]["letter"] is None
     assert ans["option"]["reason"] == "none_stated" and ans["text"]
 
@@ -211,7 +212,7 @@ def _strings(value, path=""):
 def test_nothing_outside_the_allowlist_reaches_the_client(allow, pieces, which):
     prompt = CHAT if which == "chat" else COMPLETION
     deps = deps_for(allow, pieces, prompt=prompt)
-    events = list(answer("¿Puedo conducir con auriculares?", deps))
+    events = wire(answer("¿Puedo conducir con auriculares?", deps))
     for name, data in events:
         if name == "token":
             if "cite" in data:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION
+from worker_helpers import SCRIPTED_STATUS, TEST_CALIBRATION, wire
 
 from citavial.build.index.query.retriever import load_retriever
 from citavial.worker.answer.allowlist import load_allowlist
@@ -31,7 +31,7 @@ def signs(built_site):
 
 
 def run(question, deps):
-    events = list(answer(question, deps))
+    events = wire(answer(question, deps))
     return [n for n, _ in events], dict(events)
 
 
@@ -82,7 +82,7 @@ def test_road_marking_is_answered_with_its_in_force_definition(question, deps, s
     done = ev["done"]
     assert (done["answered"], done["mode"], done["outcome"], done["kind"]) == (
         True, "extractive", "answer", "clause")
-    record = collect(list(answer(question, deps)))
+    record = collect(answer(question, deps))
     assert record["sign"]["code"] == "M-6.3" and record["text"] == definition.text
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from citavial.build.models import SearchHit, SearchResult
 from citavial.build.normalize import normalize
 from citavial.worker.answer.allowlist import Allowlist, load_allowlist
 from citavial.worker.answer.calibration import Calibration
+from citavial.worker.answer.events import Event, to_wire
 from citavial.worker.lead.model import ModelStatus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,6 +152,11 @@ class StepClock:
 SCRIPTED_STATUS = ModelStatus(True, "completion", "/scripted.gguf", "scripted.gguf",
                               "0" * 64, "loaded")
 TEST_CALIBRATION = Calibration(gate=None, support_threshold=0.6, calibrated=False)
+
+
+def wire(events: "Iterable[Event]") -> list[tuple[str, dict]]:
+    """The (event, JSON data) pairs a client gets for ``answer``'s typed events."""
+    return [to_wire(e) for e in events]
 
 
 def parse_sse(body: str | bytes) -> list[tuple[str, dict]]:

@@ -8,7 +8,8 @@
     entries, with span links proven by the gate's matcher)
 
 Each stage is a function over plain values; ``answer`` only sequences them, times them and turns
-their results into the events of the SSE contract (docs/answers.md):
+their results into the events of the SSE contract (docs/answers.md), typed (events.py; turned
+into the wire's JSON only at the HTTP and CLI edge):
 ``sources`` → ``answer`` → [``token``* with one ``keep`` or ``retract`` per closed sentence] → ``citations`` → ``done``, or
 ``sources`` → ``abstain`` → ``done``; a question about a sign itself ("¿Qué significa la señal
 R-101?") adds ``sign`` after ``sources`` (signq.py). Links, quotes and spans come only from the
@@ -20,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Literal, Protocol
 
 from citavial.build.models import AllowlistEntry, SearchHit, SearchResult
 from citavial.worker.answer import signq as signs
@@ -32,9 +33,22 @@ from citavial.worker.answer.cite import (
     abstain_event,
     answer_event,
     citations_event,
+    decision_info,
     source,
 )
 from citavial.worker.answer.decide import ANSWER, UNSURE, Decision, decide, other_margin
+from citavial.worker.answer.events import (
+    AllowlistInfo,
+    Answer,
+    Done,
+    Event,
+    GuardCut,
+    Latency,
+    ModelInfo,
+    PromptInfo,
+    Sentences,
+    Sources,
+)
 from citavial.worker.answer.judge import Evidence, Verdict, judge, judge_cell, judge_row
 from citavial.worker.answer.question import NUMBER, Question, read_question
 from citavial.worker.answer.span import Span, select
@@ -42,7 +56,7 @@ from citavial.worker.lead.generate import Lead, lead
 from citavial.worker.lead.model import Model, ModelStatus
 from citavial.worker.lead.prompts import Prompt
 
-Event = tuple[str, dict]
+Mode = Literal["extractive", "generated", "abstained"]
 DEFAULT_K = 5     # passages retrieved per answer (4 → 5 chosen on dev with hooks-v4)
 SOURCES = 3   # passages offered when the answer is "No lo tengo claro"
 TABLE_DEPTH = 10   # a question asking for a figure also reads the tables ranked up to here
@@ -162,26 +176,26 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
         shown: list[AllowlistEntry] = {ANSWER: retrieved, UNSURE: retrieved[:SOURCES]}.get(
             r.decision.outcome, [])
         lat["sources"] = ms()
-        yield "sources", {"sources": [source(n, e) for n, e in enumerate(shown, 1)],
-                          "index_version": r.result.index_version}
+        yield Sources(sources=tuple(source(n, e) for n, e in enumerate(shown, 1)),
+                      index_version=r.result.index_version)
         if r.decision.outcome != ANSWER or r.span is None:
-            yield "abstain", abstain_event(r.decision, shown)
+            yield abstain_event(r.decision, shown)
             lat["total"] = ms()
-            yield "done", _done(r, deps, "abstained", None, lat)
+            yield _done(r, deps, "abstained", None, lat)
             return
         event = answer_event(r.question, r.span, r.choice, r.entries, reader)
         lat["first_token"] = ms()   # the answer's words are out
-        yield "answer", event
+        yield event
         summary = None
         if deps.model_lead and deps.model is not None:
             summary = yield from lead(r.question.stem, [r.entries[r.span.rank]], deps.model,
                                       deps.prompt, deps.calibration.support_threshold, cancelled)
             if summary.stopped:
                 return   # the client is gone: nobody to send the rest to
-        yield "citations", citations_event(r.span, r.entries, reader)
+        yield citations_event(r.span, r.entries, reader)
         lat["total"] = ms()
-        mode = "generated" if summary is not None and summary.kept else "extractive"
-        yield "done", _done(r, deps, mode, summary, lat)
+        yield _done(r, deps, "generated" if summary is not None and summary.kept else
+                    "extractive", summary, lat)
     finally:
         trim = getattr(deps.model, "trim", None)
         if trim is not None:
@@ -192,36 +206,36 @@ def _sign_reply(plan: signs.SignPlan, r: Reading, deps: Deps, reader: Reader,
                 lat: dict[str, float | None], ms: Callable[[], float]) -> Iterator[Event]:
     """``sources`` → ``sign`` → ``answer`` → ``citations`` → ``done`` for a road marking the
     text in force defines; ``sources`` → ``sign`` → ``abstain`` → ``done`` otherwise."""
-    for name, data in signs.events(plan, reader, r.result.index_version):
-        if name == "sources":
+    for event in signs.events(plan, reader, r.result.index_version):
+        if isinstance(event, Sources):
             lat["sources"] = ms()
-        elif name == "answer":
+        elif isinstance(event, Answer):
             lat["first_token"] = ms()
-        yield name, data
+        yield event
     lat["total"] = ms()
     defined = plan.definition is not None
     decision = Decision(ANSWER if defined else signs.SIGN, None, None, False)
     done = _done(replace(r, span=None, decision=decision), deps,
                  "extractive" if defined else "abstained", None, lat)
-    yield "done", {**done, "kind": "clause" if defined else None, "sign": plan.sign.code}
+    yield replace(done, kind="clause" if defined else None, sign=plan.sign.code)
 
 
-def _done(r: Reading, deps: Deps, mode: str, summary: Lead | None,
-          lat: dict[str, float | None]) -> dict:
+def _done(r: Reading, deps: Deps, mode: Mode, summary: Lead | None,
+          lat: dict[str, float | None]) -> Done:
     st = deps.model_status
-    return {
-        "answered": mode != "abstained", "mode": mode, "outcome": r.decision.outcome,
-        "kind": None if r.span is None or mode == "abstained" else
+    return Done(
+        answered=mode != "abstained", mode=mode, outcome=r.decision.outcome,
+        kind=None if r.span is None or mode == "abstained" else
         ("table" if r.span.cells else "option" if r.choice else "clause"),
-        "sentences": {"kept": summary.kept if summary else 0,
-                      "retracted": summary.retracted if summary else 0},
-        "guard": None if summary is None or summary.cut is None else
-        {"cut": summary.cut.reason, "token": summary.cut.token},
-        "latency_ms": dict(lat),
-        "model": {"file": st.file, "sha256": st.sha256, "mode": st.mode, "loaded": st.loaded,
-                  "in_answer_path": deps.model_lead and deps.model is not None},
-        "prompt": {"id": deps.prompt.id, "version": deps.prompt.version},
-        "index_version": r.result.index_version, "backend": r.result.backend,
-        "allowlist": {"sha256": deps.allowlist.sha256, "as_of": deps.allowlist.as_of},
-        "decision": r.decision.as_dict(),
-    }
+        sentences=Sentences(kept=summary.kept if summary else 0,
+                            retracted=summary.retracted if summary else 0),
+        guard=None if summary is None or summary.cut is None else
+        GuardCut(cut=summary.cut.reason, token=summary.cut.token),
+        latency_ms=Latency(sources=lat["sources"], first_token=lat["first_token"],
+                           total=lat["total"]),
+        model=ModelInfo(file=st.file, sha256=st.sha256, mode=st.mode, loaded=st.loaded,
+                        in_answer_path=deps.model_lead and deps.model is not None),
+        prompt=PromptInfo(id=deps.prompt.id, version=deps.prompt.version),
+        index_version=r.result.index_version, backend=r.result.backend,
+        allowlist=AllowlistInfo(sha256=deps.allowlist.sha256, as_of=deps.allowlist.as_of),
+        decision=decision_info(r.decision))

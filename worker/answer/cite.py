@@ -1,7 +1,7 @@
 """Cite: turn a chosen span into what clients see — every ref, url and quote an allowlist entry's.
 
-A citation is ``{n, ref, label, url, quote, source_url, source_license, as_of}`` copied from one
-allowlist entry; the answer's own words are added beside them as ``span`` (a substring of
+A citation (events.Citation) is ``{n, ref, label, url, quote, source_url, source_license,
+as_of}`` copied from one allowlist entry; the answer's own words are added beside them as ``span`` (a substring of
 ``quote``) and ``span_url`` (a text-fragment link to exactly those words, proven by the gate's
 matcher when the answer is made — worker/answer/spanlink.py — or the entry's ``url`` when no unique
 link exists). A table answer of one cell is linked to that cell (its value as ``span``) when the
@@ -12,12 +12,26 @@ what the stages look up: IDF weights, parents, tables, links.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from citavial.build.index.collect import parent_ref
 from citavial.build.models import AllowlistEntry
 from citavial.build.refs import Ref
 from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.answer.decide import UNSURE, Decision
+from citavial.worker.answer.events import (
+    ABSENT,
+    Abstain,
+    Answer,
+    Citation,
+    Citations,
+    DecisionInfo,
+    Item,
+    Option,
+    Shown,
+    Source,
+    Table,
+)
 from citavial.worker.answer.judge import Verdict
 from citavial.worker.answer.question import Question
 from citavial.worker.answer.span import Cell, Piece, Span, idf_table
@@ -138,21 +152,18 @@ def _apartado(ref: str) -> str:
     return head + "#" + ".".join(parts[:keep])
 
 
-def source(n: int, e: AllowlistEntry) -> dict:
-    return {"n": n, "ref": e.ref, "label": e.label, "url": e.url, **norm_fields(e)}
+def source(n: int, e: AllowlistEntry) -> Source:
+    """A retrieved passage as ``sources`` lists it, with which norm it is of, its BOE id and
+    consolidation date: from the allowlist (the build's corpus manifest), never the model."""
+    return Source(n=n, ref=e.ref, label=e.label, url=e.url, norm=e.norm, boe_id=e.boe_id,
+                  consolidated=e.consolidated)
 
 
-def norm_fields(e: AllowlistEntry) -> dict:
-    """Which norm a passage is of, its BOE id and consolidation date: from the allowlist (the
-    build's corpus manifest), never from the model."""
-    return {"norm": e.norm, "boe_id": e.boe_id, "consolidated": e.consolidated}
-
-
-def citation(n: int, e: AllowlistEntry) -> dict:
+def citation(n: int, e: AllowlistEntry) -> Citation:
     """A citation as clients see it: every field copied from the allowlist entry."""
-    return {"n": n, "ref": e.ref, "label": e.label, "url": e.url, "quote": e.text,
-            "source_url": e.source_url, "source_license": e.source_license, "as_of": e.as_of,
-            **norm_fields(e)}
+    return Citation(n=n, ref=e.ref, label=e.label, url=e.url, quote=e.text,
+                    source_url=e.source_url, source_license=e.source_license, as_of=e.as_of,
+                    norm=e.norm, boe_id=e.boe_id, consolidated=e.consolidated)
 
 
 def shown_pieces(span: Span) -> list[Piece]:
@@ -185,48 +196,41 @@ def _row_text(span: Span) -> str:
 
 
 def answer_event(q: Question, span: Span, choice: Verdict | None,
-                 entries: Sequence[AllowlistEntry], reader: Reader) -> dict:
+                 entries: Sequence[AllowlistEntry], reader: Reader) -> Answer:
     cited = cited_entries(span, entries, reader)
     number = {e.ref: n for n, e in enumerate(cited, 1)}
-    out: dict = {"outcome": "answer", "label": EXTRACTIVE_LABEL, "cite": 1,
-                 "kind": "table" if span.cells else "option" if choice else "clause",
-                 "text": span.main.text, "emphasis": [list(x) for x in span.emphasis],
-                 "lead_in": None, "exception": None, "table": None, "option": None,
-                 "before": [{"text": p.text, "cite": number.get(p.ref, 1)} for p in span.before],
-                 "items": [{"text": p.text, "cite": number.get(p.ref, 1),
-                            "answer": p.ref == span.main.ref} for p in span.items],
-                 "after": [{"text": p.text, "cite": number.get(p.ref, 1)} for p in span.after],
-                 "clarify": clarify(span.cells)}
-    if span.lead_in is not None:
-        out["lead_in"] = {"text": span.lead_in.text, "cite": number.get(span.lead_in.ref, 1)}
-    if span.exception is not None:
-        out["exception"] = {"text": span.exception.text,
-                            "cite": number.get(span.exception.ref, 1)}
-    if span.cells:
-        out["text"] = " · ".join(c.value for c in span.cells)
-        out["emphasis"] = []
-        out["table"] = {"cells": [{"row": c.row, "column": c.column, "value": c.value,
-                                   "unit": c.unit} for c in span.cells]}
-    if choice is not None:
-        out["option"] = option_payload(choice, reader)
-    return out
+
+    def shown(p: Piece | None) -> Shown | None:
+        return None if p is None else Shown(text=p.text, cite=number.get(p.ref, 1))
+
+    return Answer(
+        label=EXTRACTIVE_LABEL, cite=1,
+        kind="table" if span.cells else "option" if choice else "clause",
+        text=" · ".join(c.value for c in span.cells) if span.cells else span.main.text,
+        emphasis=() if span.cells else span.emphasis,
+        lead_in=shown(span.lead_in), exception=shown(span.exception),
+        table=Table(cells=span.cells) if span.cells else None,
+        option=None if choice is None else option_payload(choice, reader),
+        before=tuple(Shown(text=p.text, cite=number.get(p.ref, 1)) for p in span.before),
+        items=tuple(Item(text=p.text, cite=number.get(p.ref, 1), answer=p.ref == span.main.ref)
+                    for p in span.items),
+        after=tuple(Shown(text=p.text, cite=number.get(p.ref, 1)) for p in span.after),
+        clarify=clarify(span.cells))
 
 
-def option_payload(choice: Verdict, reader: Reader) -> dict:
+def option_payload(choice: Verdict, reader: Reader) -> Option:
     """The named option with the passage's words that state it and their proven link, or
     "cannot decide" with the reason (the answer's words are shown either way)."""
     if choice.letter is None:
-        return {"letter": None, "text": UNDECIDED, "basis": None,
-                "reason": choice.reason.value if choice.reason else None,
-                "words": None, "ref": None, "url": None}
+        return Option(letter=None, text=UNDECIDED, basis=None, reason=choice.reason or None,
+                      words=None, ref=None, url=None)
     entry = reader.allowlist.get(choice.ref)
-    return {"letter": choice.letter, "text": choice.text,
-            "basis": choice.basis.value if choice.basis else None, "reason": None,
-            "words": choice.words, "ref": choice.ref,
-            "url": reader.span_url(entry, choice.words) if entry is not None else None}
+    return Option(letter=choice.letter, text=choice.text, basis=choice.basis or None,
+                  reason=None, words=choice.words, ref=choice.ref,
+                  url=reader.span_url(entry, choice.words) if entry is not None else None)
 
 
-def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reader) -> dict:
+def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reader) -> Citations:
     """The citations, each shown piece's carrying ``span`` (its words) and ``span_url`` (their
     link, proven on the served page by spanlink.py, or the passage's own link)."""
     cited = cited_entries(span, entries, reader)
@@ -234,18 +238,17 @@ def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reade
     one = span.cells[0] if len(span.cells) == 1 and span.cells[0].value in cited[0].text else None
     cell = reader.cell_url(cited[0], one) if one is not None else None
     if one is not None and cell is not None:   # one cell: its words, linked where it stands
-        out[0]["span"], out[0]["span_url"] = one.value, cell
+        out[0] = replace(out[0], span=one.value, span_url=cell)
     else:
         words = _row_text(span) if span.cells else span.main.text
-        out[0]["span"] = words
-        out[0]["span_url"] = reader.span_url(cited[0], words)
+        out[0] = replace(out[0], span=words, span_url=reader.span_url(cited[0], words))
     at = {e.ref: i for i, e in enumerate(cited)}
     for piece in shown_pieces(span)[1:]:
         i = at.get(piece.ref)
-        if i is not None and "span" not in out[i] and piece.text in cited[i].text:
-            out[i]["span"] = piece.text
-            out[i]["span_url"] = reader.span_url(cited[i], piece.text)
-    return {"extractive": True, "label": EXTRACTIVE_LABEL, "citations": out}
+        if i is not None and out[i].span is ABSENT and piece.text in cited[i].text:
+            out[i] = replace(out[i], span=piece.text,
+                             span_url=reader.span_url(cited[i], piece.text))
+    return Citations(label=EXTRACTIVE_LABEL, citations=tuple(out))
 
 
 # What a table answer of several cells asks back (plain Spanish, never a quote): the table
@@ -267,8 +270,14 @@ def clarify(cells: Sequence[Cell]) -> str | None:
     return CLARIFY.get((cells[0].unit, rows, columns), CLARIFY_ANY)
 
 
-def abstain_event(decision: Decision, shown: Sequence[AllowlistEntry]) -> dict:
-    return {"outcome": decision.outcome, "message": decision.message,
-            "passages": [citation(n, e) for n, e in enumerate(shown, 1)]
-            if decision.outcome == UNSURE else [],
-            "decision": decision.as_dict()}
+def abstain_event(decision: Decision, shown: Sequence[AllowlistEntry]) -> Abstain:
+    return Abstain(outcome=decision.outcome, message=decision.message,
+                   passages=tuple(citation(n, e) for n, e in enumerate(shown, 1))
+                   if decision.outcome == UNSURE else (),
+                   decision=decision_info(decision))
+
+
+def decision_info(decision: Decision) -> DecisionInfo:
+    """The decision as ``abstain`` and ``done`` carry it (decide.Decision.as_dict's fields)."""
+    d = decision.as_dict()
+    return DecisionInfo(outcome=d["outcome"], score=d["score"], calibrated=d["calibrated"])

@@ -5,6 +5,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from citavial.worker.answer.events import (
+    Abstain,
+    Answer,
+    Citations,
+    CiteToken,
+    Done,
+    Error,
+    Event,
+    Keep,
+    Retract,
+    Sign,
+    Sources,
+    Token,
+    payload,
+)
+
 
 def shown_text(answer: dict | None, lead: str = "") -> str:
     """What the reader sees first, as plain text, in reading order: the model's kept lead (if
@@ -37,12 +53,15 @@ def shown_text(answer: dict | None, lead: str = "") -> str:
     return " ".join(p for p in parts if p)
 
 
-def collect(events: Iterable[tuple[str, dict]]) -> dict:
+def collect(events: Iterable[Event]) -> dict:
     """The answer as one JSON-able record: what a client would show once the stream ended.
 
     ``text`` is what the reader sees first (``shown_text``); as in the chat widget, only lead
-    sentences judged supported (``keep``) are in it — retracted and unjudged ones are left out; ``message`` is the label of an answer or the message of an abstention."""
-    sentences: dict[int, list] = {}
+    sentences judged supported (``keep``) are in it — retracted and unjudged ones are left out;
+    ``message`` is the label of an answer or the message of an abstention. The record is the
+    CLI's edge: the parts it keeps of an event (``answer``, ``citations``, ``sign``…) are in the
+    wire's form (events.payload), as `citavial ask --json` prints them."""
+    sentences: dict[int, list[str]] = {}
     retracted: set[int] = set()
     kept: set[int] = set()
     record: dict = {"answered": False, "outcome": None, "mode": None, "kind": None,
@@ -50,35 +69,37 @@ def collect(events: Iterable[tuple[str, dict]]) -> dict:
                     "passages": [], "retractions": [], "sources": [], "latencies": {},
                     "model": None, "prompt": None, "index_version": None, "guard": None,
                     "error": None, "sign": None, "events": 0}
-    for name, data in events:
+    for event in events:
         record["events"] += 1
-        if name == "sources":
-            record["sources"] = [s["ref"] for s in data["sources"]]
-        elif name == "answer":
-            record["answer"], record["message"] = data, data["label"]
-        elif name == "token":
-            parts = sentences.setdefault(data["s"], [])
-            parts.append(data["text"] if "text" in data else "")
-        elif name == "keep":
-            kept.add(data["s"])
-        elif name == "retract":
-            retracted.add(data["s"])
-            record["retractions"].append({"s": data["s"], "reason": data["reason"],
-                                          "support": data["support"]})
-        elif name == "sign":
-            record["sign"] = data
-        elif name == "abstain":
-            record.update(outcome=data["outcome"], message=data["message"],
-                          passages=data["passages"])
-        elif name == "citations":
-            record["citations"] = data["citations"]
-        elif name == "error":
-            record["error"] = data["error"]
-        elif name == "done":
-            record.update(answered=data["answered"], mode=data["mode"], kind=data["kind"],
-                          outcome=data["outcome"], latencies=data["latency_ms"],
-                          model=data["model"], prompt=data["prompt"],
-                          index_version=data["index_version"], guard=data["guard"])
+        match event:
+            case Sources():
+                record["sources"] = [s.ref for s in event.sources]
+            case Answer():
+                record["answer"], record["message"] = payload(event), event.label
+            case Token():
+                sentences.setdefault(event.s, []).append(event.text)
+            case CiteToken():
+                sentences.setdefault(event.s, []).append("")
+            case Keep():
+                kept.add(event.s)
+            case Retract():
+                retracted.add(event.s)
+                record["retractions"].append({"s": event.s, "reason": event.reason,
+                                              "support": event.support})
+            case Sign():
+                record["sign"] = payload(event)
+            case Abstain():
+                record.update(outcome=event.outcome, message=event.message,
+                              passages=payload(event.passages))
+            case Citations():
+                record["citations"] = payload(event.citations)
+            case Error():
+                record["error"] = event.error
+            case Done():
+                record.update(answered=event.answered, mode=event.mode, kind=event.kind,
+                              outcome=event.outcome, latencies=payload(event.latency_ms),
+                              model=payload(event.model), prompt=payload(event.prompt),
+                              index_version=event.index_version, guard=payload(event.guard))
     lead = " ".join(re.sub(r"\s+([.,;:])", r"\1", " ".join("".join(p).split()))
                     for s, p in sorted(sentences.items()) if s in kept - retracted)
     record["text"] = shown_text(record["answer"], lead.strip())

@@ -13,7 +13,7 @@ not get whatever passage ranks first. Instead:
   the definition of a road marking with the same name, if the question named one).
 
 Every passage shown is an allowlist entry (cite.citation); the signs page link is the build's
-(``senales.html#senal-<code>``); nothing is written by a model. The events:
+(``senales.html#senal-<code>``); nothing is written by a model. The events (events.py):
 ``sources`` → ``sign`` → ``answer`` → ``citations`` → (``done``), or
 ``sources`` → ``sign`` → ``abstain`` → (``done``); worker/answer/ask.py adds ``done``.
 """
@@ -21,7 +21,8 @@ Every passage shown is an allowlist entry (cite.citation); the signs page link i
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from citavial.build import patterns as P
 from citavial.build.index.signmatch import FILLER, sign_key
@@ -29,6 +30,16 @@ from citavial.build.models import AllowlistEntry, SearchResult, SignEntry, SignH
 from citavial.build.text import STOP_WORDS, fold
 from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.answer.cite import EXTRACTIVE_LABEL, Reader, citation, source
+from citavial.worker.answer.events import (
+    Abstain,
+    Answer,
+    Citations,
+    DecisionInfo,
+    Event,
+    Sign,
+    SignBrief,
+    Sources,
+)
 
 SIGN = "sign"          # the outcome of a vertical sign's reply (no answer in the text in force)
 MAX_PASSAGES = 3
@@ -79,18 +90,21 @@ def plan(question: str, result: SearchResult, allowlist: Allowlist) -> SignPlan 
     return SignPlan(sign, others, definition, tuple(passages[:MAX_PASSAGES]))
 
 
-def sign_event(p: SignPlan) -> dict:
+def sign_event(p: SignPlan) -> Sign:
     """The ``sign`` event: the sign and where it is on the signs page (not a citation);
     ``label`` is what the chat widget's link to it says, with where the name comes from."""
-    def brief(s: SignEntry) -> dict:
-        return {"code": s.code, "name": s.name, "url": s.url,
-                "name_source": "in_force" if s.name_in_force else "previous_catalogue"}
     s = p.sign
     kind = "Marca vial" if s.code.startswith("M-") else "Señal"
     note = IN_FORCE_NOTE if s.name_in_force else PREVIOUS_NOTE
-    return {**brief(s), "group": s.group, "label": f"{kind} {s.code} · {s.name} — {note}",
-            "defined": p.definition is not None, "definition": p.sign.definition or None,
-            "mentions": list(p.sign.mentions), "others": [brief(o) for o in p.others]}
+    return Sign(code=s.code, name=s.name, url=s.url, name_source=_name_source(s), group=s.group,
+                label=f"{kind} {s.code} · {s.name} — {note}", defined=p.definition is not None,
+                definition=s.definition or None, mentions=tuple(s.mentions),
+                others=tuple(SignBrief(code=o.code, name=o.name, url=o.url,
+                                       name_source=_name_source(o)) for o in p.others))
+
+
+def _name_source(s: SignEntry) -> Literal["in_force", "previous_catalogue"]:
+    return "in_force" if s.name_in_force else "previous_catalogue"
 
 
 def message(p: SignPlan) -> str:
@@ -113,21 +127,17 @@ def message(p: SignPlan) -> str:
     return text
 
 
-def events(p: SignPlan, reader: Reader, index_version: str) -> Iterator[tuple[str, dict]]:
+def events(p: SignPlan, reader: Reader, index_version: str) -> Iterator[Event]:
     """Every event of the reply but ``done`` (see the module docstring)."""
-    yield "sources", {"sources": [source(n, e) for n, e in enumerate(p.passages, 1)],
-                      "index_version": index_version}
-    yield SIGN, sign_event(p)
+    yield Sources(sources=tuple(source(n, e) for n, e in enumerate(p.passages, 1)),
+                  index_version=index_version)
+    yield sign_event(p)
+    cited = [citation(n, e) for n, e in enumerate(p.passages, 1)]
     if p.definition is None:
-        yield "abstain", {"outcome": SIGN, "message": message(p), "norm": None,
-                          "passages": [citation(n, e) for n, e in enumerate(p.passages, 1)],
-                          "decision": {"outcome": SIGN, "score": None, "calibrated": False}}
+        yield Abstain(outcome=SIGN, message=message(p), norm=None, passages=tuple(cited),
+                      decision=DecisionInfo(outcome=SIGN, score=None, calibrated=False))
         return
     d = p.definition
-    yield "answer", {"outcome": "answer", "label": EXTRACTIVE_LABEL, "cite": 1, "kind": "clause",
-                     "text": d.text, "emphasis": [], "lead_in": None, "exception": None,
-                     "table": None, "option": None, "before": [], "items": [], "after": [],
-                     "clarify": None}
-    cited = [citation(n, e) for n, e in enumerate(p.passages, 1)]
-    cited[0]["span"], cited[0]["span_url"] = d.text, reader.span_url(d, d.text)
-    yield "citations", {"extractive": True, "label": EXTRACTIVE_LABEL, "citations": cited}
+    yield Answer(label=EXTRACTIVE_LABEL, cite=1, kind="clause", text=d.text, emphasis=())
+    cited[0] = replace(cited[0], span=d.text, span_url=reader.span_url(d, d.text))
+    yield Citations(label=EXTRACTIVE_LABEL, citations=tuple(cited))

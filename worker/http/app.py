@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from citavial.build.headers import security_headers
 from citavial.worker.answer.ask import Deps, answer
+from citavial.worker.answer.events import Error, Event, to_wire
 from citavial.worker.http.crosssite import add_cors, host_allowed, without_home
 from citavial.worker.http.freshness import DistWatch, Reloader
 from citavial.worker.http.limits import InferenceSlot, QueueFull, RateLimiter
@@ -63,6 +64,12 @@ def error(message: str, status: int, headers: dict | None = None) -> Response:
 
 def sse(name: str, data: dict) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode("utf-8")
+
+
+def sse_event(event: Event) -> bytes:
+    """One typed event (worker/answer/events.py) as the stream's bytes: the only place the
+    answer's events become JSON on their way to an HTTP client."""
+    return sse(*to_wire(event))
 
 
 def create_app(state: WorkerState) -> Flask:
@@ -229,15 +236,15 @@ class _Stream:
                 events = observe(answer(self.question, self.deps, cancelled=self.cancelled),
                                  state.metrics)
                 try:
-                    for name, data in events:
-                        yield sse(name, data)
+                    for event in events:
+                        yield sse_event(event)
                 finally:
                     events.close()   # a client that left stops the generation here
         except GeneratorExit:
             raise
         except Exception as err:  # one answer failing must not take the worker down
-            yield sse("error", {"ok": False, "error": "internal error while answering: "
-                                f"{type(err).__name__}", "status": 500})
+            yield sse_event(Error(error="internal error while answering: "
+                                  f"{type(err).__name__}"))
         finally:
             self.ticket.cancel()
 

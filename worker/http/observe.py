@@ -4,25 +4,25 @@ from __future__ import annotations
 
 from typing import Generator, Iterator
 
+from citavial.worker.answer.events import Abstain, Done, Error, Event, Retract
 from citavial.worker.http.metrics import Metrics
 
 
-def observe(events: Iterator[tuple[str, dict]],
-            m: Metrics) -> Generator[tuple[str, dict], None, None]:
+def observe(events: Iterator[Event], m: Metrics) -> Generator[Event, None, None]:
     """Relay ``events`` unchanged, counting them; an answer that ends without ``done`` or
     ``error`` was stopped because its client went away."""
     finished = False
     try:
-        for name, data in events:
-            if name == "abstain":
-                m.inc("citavial_abstentions_total", reason=data["outcome"])
-            elif name == "retract":
-                m.inc("citavial_retractions_total", reason=data["reason"])
-            elif name in ("done", "error"):
+        for event in events:
+            if isinstance(event, Abstain):
+                m.inc("citavial_abstentions_total", reason=event.outcome)
+            elif isinstance(event, Retract):
+                m.inc("citavial_retractions_total", reason=event.reason)
+            elif isinstance(event, (Done, Error)):
                 finished = True
-                if name == "done":
-                    _done(data, m)
-            yield name, data
+                if isinstance(event, Done):
+                    _done(event, m)
+            yield event
     finally:
         close = getattr(events, "close", None)
         if close is not None:
@@ -31,10 +31,10 @@ def observe(events: Iterator[tuple[str, dict]],
             m.inc("citavial_disconnects_total")
 
 
-def _done(data: dict, m: Metrics) -> None:
-    m.inc("citavial_answers_total", mode=data["mode"])
-    if data.get("guard"):
-        m.inc("citavial_guard_cuts_total", reason=data["guard"]["cut"])
-    for stage, ms in data["latency_ms"].items():
+def _done(done: Done, m: Metrics) -> None:
+    m.inc("citavial_answers_total", mode=done.mode)
+    if done.guard:
+        m.inc("citavial_guard_cuts_total", reason=done.guard.cut)
+    for stage, ms in done.latency_ms.stages():
         if ms is not None:
             m.observe("citavial_latency_seconds", ms / 1000.0, stage=stage)

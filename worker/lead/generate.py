@@ -9,8 +9,8 @@ and its text flows through the streaming filters:
     markup, quote or precept name) → Segmenter (sentences) → judge (support check: numbers,
     words and word order against the cited passage; unsupported sentences are retracted)
 
-``lead`` is a generator of SSE events (``token``; then, once each sentence closes, its verdict:
-``keep`` or ``retract``) that returns a ``Lead`` summary. Every sent sentence that closes gets
+``lead`` is a generator of typed SSE events (worker/lead/events.py: ``token``; then, once each
+sentence closes, its verdict: ``keep`` or ``retract``) that returns a ``Lead`` summary. Every sent sentence that closes gets
 exactly one verdict, so a client can hold a sentence until it is judged and show only kept ones.
 """
 
@@ -20,14 +20,13 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from citavial.build.models import AllowlistEntry
+from citavial.worker.lead.events import CiteToken, Keep, LeadEvent, Retract, Token
 from citavial.worker.lead.guard import CITE, Cut, SlotGuard
 from citavial.worker.lead.model import Model
 from citavial.worker.lead.prompts import Prompt, render_request
 from citavial.worker.lead.sanitize import TextSanitizer
 from citavial.worker.lead.segment import Segmenter, Sentence
 from citavial.worker.lead.support import support
-
-Event = tuple[str, dict]
 
 
 @dataclass(frozen=True)
@@ -39,10 +38,11 @@ class Lead:
 
 
 def judge(sentences: list[Sentence], entries: list[AllowlistEntry], threshold: float,
-          limit: int | None) -> tuple[list[Event], int]:
+          limit: int | None) -> tuple[list[LeadEvent], int]:
     """One verdict event per closed sentence — ``keep`` when a passage it cites supports it,
     ``retract`` when none does — and how many were kept."""
-    out, kept = [], 0
+    out: list[LeadEvent] = []
+    kept = 0
     for sentence in sentences:
         if limit is not None and sentence.index >= limit:
             continue   # never sent
@@ -51,13 +51,12 @@ def judge(sentences: list[Sentence], entries: list[AllowlistEntry], threshold: f
         best = max(verdicts, key=lambda v: (v.supported, v.score), default=None)
         if best is not None and best.supported:
             kept += 1
-            out.append(("keep", {"s": sentence.index, "support": best.score,
-                                 "cites": list(sentence.cites)}))
+            out.append(Keep(s=sentence.index, support=best.score, cites=tuple(sentence.cites)))
             continue
-        out.append(("retract", {
-            "s": sentence.index, "reason": best.reason if best else "uncited",
-            "support": best.score if best else None, "cites": list(sentence.cites),
-            "missing_numbers": list(best.missing_numbers) if best else []}))
+        out.append(Retract(
+            s=sentence.index, reason=best.reason if best else "uncited",
+            support=best.score if best else None, cites=tuple(sentence.cites),
+            missing_numbers=tuple(best.missing_numbers) if best else ()))
     return out, kept
 
 
@@ -77,23 +76,23 @@ class _Flow:
             self.limited = True
         return self.limited
 
-    def _judged(self, closed: list[Sentence]) -> list[Event]:
+    def _judged(self, closed: list[Sentence]) -> list[LeadEvent]:
         events, kept = judge(closed, self.entries, self.threshold, self.limit)
         self.kept += kept
         self.retracted += len(events) - kept
         return events
 
-    def text(self, text: str) -> list[Event]:
+    def text(self, text: str) -> list[LeadEvent]:
         pieces, closed = self.seg.text(text)
-        out = []
+        out: list[LeadEvent] = []
         for s, piece in pieces:
             if self._over(s):
                 break
-            out.append(("token", {"s": s, "text": piece}))
+            out.append(Token(s=s, text=piece))
         return out + self._judged(closed)
 
-    def feed(self, items: list) -> list[Event]:
-        out: list[Event] = []
+    def feed(self, items: list) -> list[LeadEvent]:
+        out: list[LeadEvent] = []
         for kind, value in items:
             if kind == CITE:
                 out += self.text(self.clean.flush())
@@ -101,18 +100,18 @@ class _Flow:
                 out += self._judged(closed)
                 if self._over(s):
                     return out
-                out.append(("token", {"s": s, "cite": value}))
+                out.append(CiteToken(s=s, cite=value))
             else:
                 out += self.text(self.clean.feed(value))
         return out
 
-    def finish(self) -> list[Event]:
+    def finish(self) -> list[LeadEvent]:
         self.guard.finish()
         return self.text(self.clean.flush()) + self._judged(self.seg.finish()[1])
 
 
 def lead(question: str, entries: list[AllowlistEntry], model: Model, prompt: Prompt,
-         threshold: float, cancelled: Callable[[], bool]) -> Generator[Event, None, Lead]:
+         threshold: float, cancelled: Callable[[], bool]) -> Generator[LeadEvent, None, Lead]:
     """Stream the model's lead about ``entries`` (numbered from 1) as events; return a Lead."""
     flow = _Flow(prompt, entries, threshold)
     passages = [(n, e.label, e.text) for n, e in enumerate(entries, 1)]
