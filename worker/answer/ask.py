@@ -51,7 +51,7 @@ from citavial.worker.answer.events import (
 )
 from citavial.worker.answer.judge import Evidence, Verdict, judge, judge_cell, judge_row
 from citavial.worker.answer.question import NUMBER, Question, read_question
-from citavial.worker.answer.span import Piece, Span, emphasis, select
+from citavial.worker.answer.span import Span, select
 from citavial.worker.lead.generate import Lead, lead
 from citavial.worker.lead.model import Model, ModelStatus
 from citavial.worker.lead.prompts import Prompt
@@ -108,9 +108,6 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
                      evidence=(*result.evidence, ("other_margin", margin)))
     hits = [(e, h.score) for h in result.hits if (e := deps.allowlist.get(h.ref)) is not None]
     retrieved = [e for e, _ in hits]
-    defined = reader.glossary.asked(q.stem)
-    if defined is not None and (entry := deps.allowlist.get(defined)) is not None:
-        return _definition(q, result, entry, retrieved, reader)
     candidates, priors = reader.expand(retrieved, [s for _, s in hits])
     if deep:
         candidates, priors = _deeper_tables(ranked, deps, reader, candidates, priors)
@@ -126,20 +123,6 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     if decision.outcome == ANSWER and span is not None and q.options:
         choice = _judge(q, span, entries)
     return Reading(q, result, entries, span, decision, choice, len(retrieved))
-
-
-def _definition(q: Question, result: SearchResult, entry: AllowlistEntry,
-                retrieved: Sequence[AllowlistEntry], reader: Reader) -> Reading:
-    """A question that asks what a defined term is ("¿Qué es un remolque?"): the law's
-    definition of it is the answer, first among the passages shown (define.py)."""
-    entries = (entry, *(e for e in retrieved if e.ref != entry.ref))
-    span = Span(Piece(entry.ref, entry.text, 0, len(entry.text)), 1.0, 0,
-                emphasis=emphasis(entry.text))
-    decision = Decision(ANSWER, None, entry.norm, False)
-    shown = len(entries)
-    entries, span = settle(q, entries, span, reader)
-    choice = _judge(q, span, entries) if q.options else None
-    return Reading(q, result, entries, span, decision, choice, shown)
 
 
 def _deeper_tables(ranked: Sequence[SearchHit], deps: Deps, reader: Reader,
