@@ -51,7 +51,7 @@ from citavial.worker.answer.events import (
 )
 from citavial.worker.answer.judge import Evidence, Verdict, judge, judge_cell, judge_row
 from citavial.worker.answer.question import NUMBER, Question, read_question
-from citavial.worker.answer.span import Span, select
+from citavial.worker.answer.span import Piece, Span, emphasis, select
 from citavial.worker.lead.generate import Lead, lead
 from citavial.worker.lead.model import Model, ModelStatus
 from citavial.worker.lead.prompts import Prompt
@@ -108,6 +108,9 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
                      evidence=(*result.evidence, ("other_margin", margin)))
     hits = [(e, h.score) for h in result.hits if (e := deps.allowlist.get(h.ref)) is not None]
     retrieved = [e for e, _ in hits]
+    defined = reader.glossary.asked(q.stem)
+    if defined is not None and (entry := deps.allowlist.get(defined)) is not None:
+        return _definition(q, result, entry, retrieved, reader)
     candidates, priors = reader.expand(retrieved, [s for _, s in hits])
     if deep:
         candidates, priors = _deeper_tables(ranked, deps, reader, candidates, priors)
@@ -125,6 +128,25 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     return Reading(q, result, entries, span, decision, choice, len(retrieved))
 
 
+def _definition(q: Question, result: SearchResult, entry: AllowlistEntry,
+                retrieved: Sequence[AllowlistEntry], reader: Reader) -> Reading:
+    """A question that asks what a defined term is ("¿Qué es un remolque?"): the law's
+    definition of it is the answer, first among the passages shown (define.py). The other
+    norms' definitions of the same term follow it and are read as cited: they state the same
+    rule in other words ("Vía pública…" / "Es toda vía pública…")."""
+    alike = tuple(e for r in reader.glossary.alike(entry.ref)
+                  if (e := reader.allowlist.get(r)) is not None)
+    first = {entry.ref, *(e.ref for e in alike)}
+    entries = (entry, *alike, *(e for e in retrieved if e.ref not in first))
+    span = Span(Piece(entry.ref, entry.text, 0, len(entry.text)), 1.0, 0,
+                emphasis=emphasis(entry.text))
+    decision = Decision(ANSWER, None, entry.norm, False)
+    shown = len(entries)
+    entries, span = settle(q, entries, span, reader)
+    choice = _judge(q, span, entries, alike) if q.options else None
+    return Reading(q, result, entries, span, decision, choice, shown)
+
+
 def _deeper_tables(ranked: Sequence[SearchHit], deps: Deps, reader: Reader,
                    candidates: list[AllowlistEntry],
                    priors: list[float]) -> tuple[list[AllowlistEntry], list[float]]:
@@ -139,7 +161,8 @@ def _deeper_tables(ranked: Sequence[SearchHit], deps: Deps, reader: Reader,
     return candidates + [e for e, _ in extra], priors + [w for _, w in extra]
 
 
-def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry]) -> Verdict:
+def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry],
+           alike: Sequence[AllowlistEntry] = ()) -> Verdict:
     """The pasted option the cited words state (worker/judge.py): they are read in the
     answer's passage, its lead-in and its exception; no other option may stand in those or in
     the passages shown beside them."""
@@ -151,6 +174,7 @@ def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry]) -> Verdic
         return row
     cited = [Evidence(main.ref, main.text)]
     cited += [Evidence(p.ref, p.text) for p in (span.lead_in, span.exception) if p is not None]
+    cited += [Evidence(e.ref, e.text) for e in alike]
     shown = [Evidence(e.ref, e.text) for e in entries[:SOURCES]]
     shown += [Evidence(p.ref, p.text) for p in (*span.before, *span.items, *span.after)]
     return judge(q.options, cited, cited + shown)

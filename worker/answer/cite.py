@@ -19,6 +19,7 @@ from citavial.build.models import AllowlistEntry
 from citavial.build.refs import Ref
 from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.answer.decide import UNSURE, Decision
+from citavial.worker.answer.define import Glossary
 from citavial.worker.answer.events import (
     ABSENT,
     Abstain,
@@ -57,6 +58,7 @@ class Reader:
         self._hooks = getattr(retriever, "hooks", None)
         self._similarity = getattr(retriever, "similarity", None)
         self.linker = linker
+        self.glossary = Glossary.from_entries(allowlist.entries.values())
 
     def __repr__(self) -> str:
         return f"Reader({len(self.known)} passages, links={'on' if self.linker else 'off'})"
