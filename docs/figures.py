@@ -77,8 +77,19 @@ def _exam(e: dict) -> list[str]:
         f"{e['latency_ms']['p95']} ms (n = {e['latency_ms']['n']}); invented refs "
         f"{e['invented_refs']}, non-literal quotes {e['non_literal_quotes']}.",
         "",
+        *_by_label(e.get("reglamento_by_label")),
         *_other_norms(e.get("other_norms")),
     ]
+
+
+def _by_label(b: dict | None) -> list[str]:
+    if not b:
+        return []
+    a, n = b["article"], b["no-rgc"]
+    return ["Reglamento topics split by the blind labels: where both labellers name a deciding "
+            f"Reglamento article, declined {_count(a['declined'])}, wrong {_count(a['wrong'])}; "
+            "where both say no Reglamento article decides it, declined "
+            f"{_count(n['declined'])}, wrong {_count(n['wrong'])}.", ""]
 
 
 def _other_norms(o: dict | None) -> list[str]:

@@ -9,7 +9,8 @@ Runs `citavial exam`'s path in process (worker/exam.py: one-line paste, the extr
 path, no language model) on the split's questions without a picture, then searches each pasted
 question with the retriever and rolls the passages up to their article. Labels: the deciding
 articles both blind labellers agree on (golden/dgt-labels/agreed.jsonl, ``agree: article``).
-The dev split reads the dev-clean index (in-sample: tuned on it), test the product's (report
+The Reglamento topics are also split by those labels (a deciding Reglamento article; "no-rgc";
+no agreement): the declined target is about the first group. The dev split reads the dev-clean index (in-sample: tuned on it), test the product's (report
 only — the lead runs it).
 
 Targets (issue 22, test split): topics the Reglamento governs right ≥ 0.60, wrong ≤ 0.03,
@@ -79,6 +80,21 @@ def other_norms(items, rows, retriever) -> dict | None:
             "decided_by_none": stats(none)}
 
 
+def by_label(rows, path: Path) -> dict[str, dict]:
+    """The Reglamento-topic rows split by what both blind labellers agree on: a deciding
+    Reglamento article, no Reglamento article decides it ("no-rgc"), or no agreement. A decline
+    on the second group is the right outcome; the declined target is read on the first."""
+    agree = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            agree[row["id"]] = row.get("agree")
+    groups: dict[str, list] = {"article": [], "no-rgc": [], "no agreement": []}
+    for r in rows:
+        groups.get(agree.get(r["id"]) or "no agreement", groups["no agreement"]).append(r)
+    return {name: stats(g) for name, g in groups.items()}
+
+
 def fmt(r: dict) -> str:
     if not r["n"]:
         return "n=0"
@@ -122,6 +138,13 @@ def main() -> int:
     for name, target in (("right", "≥ 0.60"), ("wrong", "≤ 0.03"), ("declined", "≤ 0.10"),
                          ("undecided", ""), ("precision", "")):
         print(f"  {name:<34} {fmt(inside[name]):<36} {target}")
+    split = by_label([r for r in rows if not r["scope_hint"]], LABELS)
+    for name, what in (("article", "a Reglamento article decides it"),
+                       ("no-rgc", "no Reglamento article decides it"),
+                       ("no agreement", "labellers disagree")):
+        g = split[name]
+        print(f"  of which labelled {what!r}, n={g['n']}: right {fmt(g['right'])}, wrong "
+              f"{fmt(g['wrong'])}, declined {fmt(g['declined'])}")
     print(f"other topics (a scope_hint), n={outside['n']}")
     print(f"  {'wrong':<34} {fmt(outside['wrong']):<36} ≤ 0.02")
     print(f"  {'right':<34} {fmt(outside['right'])}")
@@ -150,7 +173,7 @@ def main() -> int:
         doc = {"schema": "citavial-exam-figures/1", "bank": "real DGT bank (../shared/eval)",
                "split": args.split, "index": index, "paste": "one-line", "model": None,
                "questions": len(rows), "refused": len(refused), "reglamento": inside,
-               "other": outside, "first_citation_is_labelled_article": lab,
+               "other": outside, "reglamento_by_label": split, "first_citation_is_labelled_article": lab,
                "search_article_recall_at_1": r1, "search_article_recall_at_5": r5,
                "other_norms": norms, "latency_ms": lat, "invented_refs": s["invented_refs"],
                "non_literal_quotes": s["non_literal_quotes"]}
