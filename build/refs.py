@@ -182,6 +182,12 @@ class Ref:
         return last[0] if last and (last[0][:1] == "p" and last[0][1:].isdigit()
                                     or last[0][:-1].isdigit() and last[0][-1] in "oa") else None
 
+    @property
+    def row(self) -> int | None:
+        """The row number of a table published row by row (``anexoII.r10`` → 10), else None."""
+        last = self.inner[-1:]
+        return int(last[0][1:]) if last and last[0][:1] == "r" and last[0][1:].isdigit() else None
+
     def contains(self, other: Ref) -> bool:
         """True for ``other`` equal to this ref or below it (``art48`` contains ``art48.1.a``)."""
         return self.norm == other.norm and other.parts[:len(self.parts)] == self.parts

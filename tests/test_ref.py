@@ -73,6 +73,16 @@ def test_parts(text, apartado, letter, paragraph):
     assert (ref.apartado, ref.letter, ref.paragraph) == (apartado, letter, paragraph)
 
 
+@pytest.mark.parametrize("text, row", [
+    pytest.param("RDL-6/2015#anexoII.r10", 10, id="points-row"),
+    pytest.param("RDL-6/2015#anexoII", None, id="table-unit"),
+    pytest.param(f"{R}#art5.r", None, id="letter-r-is-not-a-row"),
+    pytest.param(f"{R}#anexoI.5.p37", None, id="paragraph"),
+])
+def test_row(text, row):
+    assert Ref.parse(text).row == row
+
+
 @pytest.mark.parametrize("earlier, later", [
     pytest.param("anexoI.5.p9", "anexoI.5.p10", id="annex-p9-before-p10"),
     pytest.param("art9", "art10", id="art9-before-art10"),

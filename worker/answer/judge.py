@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from citavial.build.normalize import normalize, normalize_with_map
+from citavial.build.refs import Ref
 from citavial.build.text import fold, numbers
 
 # Fewer words in a row are too often a phrase of the law used in another sense ("la marcha
@@ -41,8 +42,7 @@ from citavial.build.text import fold, numbers
 MIN_WORDS = 4
 
 _WORD = re.compile(r"\w+")
-# A row of a table published row by row: its ref ends in ``.r<N>``; its figure ends its text.
-_ROW_REF = re.compile(r"\.r\d+$")
+# A row of a table published row by row (``Ref.row``): its figure ends its text.
 _LAST_FIGURE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*$")
 
 
@@ -152,7 +152,7 @@ def judge_row(options: Sequence[tuple[str, str]], ref: str, text: str) -> Verdic
     """Name the one option whose figure is the last cell of the table row ``text`` (None when
     ``ref`` is not such a row or the row ends in no figure)."""
     m = _LAST_FIGURE.search(text)
-    if _ROW_REF.search(ref) is None or m is None:
+    if Ref.parse(ref).row is None or m is None:
         return None
     v = judge_cell(options, ref, m.group(1))
     if v.letter is None:
