@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from citavial.build.refs import Ref
+
 HERE = Path(__file__).resolve().parent
 CHUNKS = {"devA": "dev", "devB": "dev", "test": "test"}
 # Labelled over the four norms; each writer row carries its question's split.
@@ -24,15 +26,11 @@ OUTPUTS = {"agreed.jsonl": (CHUNKS, "no-rgc"), "agreed-norms.jsonl": (NORM_CHUNK
 
 
 def unit(ref: str) -> str:
-    """The unit a passage ref belongs to: ``…#art82.2.b`` → ``…#art82``; annex sections and the
-    Real Decreto's own preceptos keep their second part (``…#anexoI.5``, ``…#rd.df1``)."""
-    head, _, frag = ref.partition("#")
-    parts = frag.split(".")
-    keep = 1
-    if parts[0] == "rd" or (parts[0].startswith("anexo") and len(parts) > 1
-                            and not parts[1].startswith("p")):
-        keep = 2
-    return head + "#" + ".".join(parts[:keep])
+    """The unit a passage ref belongs to, as the product rolls refs up (``Ref.unit``):
+    ``…#art82.2.b`` → ``…#art82``; annex sections and the Real Decreto's own preceptos keep their
+    second part (``…#anexoI.5``, ``…#rd.df1``); a table row is its table (``…#anexoII.r4`` →
+    ``…#anexoII``)."""
+    return str(Ref.parse(ref).unit)
 
 
 def _load(path: Path) -> dict[str, dict]:
