@@ -26,12 +26,12 @@ from citavial.build.patterns import (
     BACKTICKS,
     CITATION_COMMENT,
     CODE_SPAN_SPLIT,
+    FIRST_LOOSE_ON_LINE,
     LINK_BLANKS,
     LINK_OPENER,
     LINK_REF_END,
     LINK_URL_END,
     LINKED_OPENER,
-    LOOSE_CHECK_CITATION,
     TITLE_REF_END,
 )
 
@@ -153,20 +153,18 @@ def comment_hits(s: str, work: Work) -> list[Hit]:
     return hits
 
 
+def loose_spans(s: str, work: Work) -> list[tuple[int, int]]:
+    """LOOSE_CHECK_CITATION: the (start, end) of the first opener on each line, in one pass of
+    FIRST_LOOSE_ON_LINE (its variable parts, the run before the opener and the blanks of
+    ``<!--[ \\t]*cita:``, are each read once; the steps count the text twice)."""
+    work.steps += 2 * len(s) + 1
+    return [m.span(1) for m in FIRST_LOOSE_ON_LINE.finditer(s)]
+
+
 def loose_hits(s: str, starts: list[int], work: Work) -> list[tuple[int, int, int]]:
-    """LOOSE_CHECK_CITATION: the first opener left on each line (``starts``: the lines' start
-    offsets), as (start, end, 1-based line). A search stops at its match: its one variable part, the blanks of
-    ``<!--[ \\t]*cita:``, holds no character a match starts with."""
-    out, i = [], 0
-    while (m := LOOSE_CHECK_CITATION.search(s, i)) is not None:
-        work.steps += m.end() - i + 1
-        line = bisect_right(starts, m.start())   # 1-based line; starts[line]: the next one
-        out.append((m.start(), m.end(), line))
-        if line >= len(starts):
-            return out
-        i = starts[line]
-    work.steps += len(s) - i + 1
-    return out
+    """``loose_spans`` with each opener's 1-based line (``starts``: the lines' start offsets),
+    as (start, end, line)."""
+    return [(a, b, bisect_right(starts, a)) for a, b in loose_spans(s, work)]
 
 
 def code_spans(s: str, work: Work) -> list[tuple[int, int]]:
