@@ -41,12 +41,14 @@ from citavial.build.check.results import (
     malformed_found,
 )
 from citavial.build.check.scan import (
+    Hit,
     Work,
     blank_code_spans,
     blanked,
     comment_hits,
     link_hits,
     linked_hits,
+    loose_count,
     loose_spans,
 )
 from citavial.build.content.prose import Passages
@@ -137,33 +139,38 @@ def blank_code(text: str, work: Work | None = None) -> str:
 def scan(text: str, file: str, work: Work | None = None) -> list[Found]:
     """Every citation in a note's text, in order, malformed ones included (``scan_note`` with
     each malformed citation made a finding)."""
-    found, malformed, starts = scan_note(text, file, work)
-    found += [malformed_found(file, starts, a, b) for a, b in malformed]
+    found, rest, _ = scan_note(text, file, work)
+    starts = line_starts(text)
+    found += [malformed_found(file, starts, a, b) for a, b in loose_spans(rest)]
     return sorted(found, key=attrgetter("start"))
 
 
-def scan_note(text: str, file: str, work: Work | None = None
-              ) -> tuple[list[Found], list[tuple[int, int]], list[int]]:
-    """A note's well-formed citations in order, its malformed ones as (start, end) in order
-    (one per line, not per « or (cita: left over), and the offset where each line starts.
-    Linear in the text (check/scan.py; ``work`` counts its steps): each form is scanned once
-    over it, and lines come from one index of line starts (issue 26: counting newlines from
-    the start for every match made a hostile note quadratic)."""
+def line_starts(text: str) -> list[int]:
+    """The offset where each line starts: 0, then one past each newline."""
+    return list(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0))[:-1]
+
+
+def scan_note(text: str, file: str, work: Work | None = None) -> tuple[list[Found], str, int]:
+    """A note's well-formed citations in order; the text where its malformed ones are found
+    (code and well-formed citations blanked: ``loose_spans``, one per line, not per « or
+    (cita: left over), and how many there are. Linear in the text (check/scan.py; ``work``
+    counts its steps): each form is scanned once over it, and lines come from one index of
+    line starts, built only when a citation is found (issue 26: counting newlines from the
+    start for every match made a hostile note quadratic)."""
     work = work or Work()
-    visible = blank_code(text, work)
-    # the offset where each line starts: 0, then one past each newline
-    starts = list(accumulate(map((1).__add__, map(len, visible.split("\n"))), initial=0))[:-1]
-    found: list[Found] = []
-    rest = visible
+    rest = blank_code(text, work)
+    hits: list[tuple[str, Hit]] = []
     for form, hits_of in (("linked", linked_hits), ("link", link_hits),
                           ("comment", comment_hits)):
-        hits = hits_of(rest, work)
-        found += [_found(starts, file, h.start, h.end, form, h.ref, h.quote, h.url)
-                  for h in hits]
-        if hits:
-            rest = blanked(rest, [(h.start, h.end) for h in hits])   # offsets kept
+        new = hits_of(rest, work)
+        hits += [(form, h) for h in new]
+        if new:
+            rest = blanked(rest, [(h.start, h.end) for h in new])   # offsets kept
+    starts = line_starts(text) if hits else []
+    found = [_found(starts, file, h.start, h.end, form, h.ref, h.quote, h.url)
+             for form, h in hits]
     found.sort(key=attrgetter("start"))
-    return found, loose_spans(rest, work), starts
+    return found, rest, loose_count(rest, work)
 
 
 def _found(starts: list[int], file: str, start: int, end: int, form: str, raw_ref: str,
@@ -304,8 +311,8 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
         site = site_for_check(corpus, site_src, as_of, cache_dir)
         memo: dict = {}
         results = Results([FileResults(name, tuple(judge(c, site, memo, base_url) for c in found),
-                                       tuple(malformed), tuple(starts))
-                           for name, found, malformed, starts in scanned])
+                                       rest, n_malformed)
+                           for name, found, rest, n_malformed in scanned])
     except BuildError as err:   # the corpus, or another norm's copy when first cited
         raise CheckUsageError(f"cannot load the regulation: {err}") from None
     found_claims: tuple[ClaimResult, ...] = ()

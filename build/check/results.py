@@ -2,9 +2,9 @@
 
 A note of 200,000 malformed lines must not cost 200,000 finding and result objects before a
 single line is printed: a malformed citation's verdict is the same words whatever the line, so
-each one is kept as its (start, end) offsets beside the file's line starts, and becomes a
-``Result`` only when a report reads it (the human and GitHub reports read at most a few per
-file, check/report.py). ``Results`` is the sequence of every verdict in note order, malformed
+a note keeps only their number and the text they are found in, and each becomes a ``Result``
+only when a report reads it (the human and GitHub reports read at most a few per file,
+check/report.py). ``Results`` is the sequence of every verdict in note order, malformed
 ones included, with exact counts that read nothing.
 """
 
@@ -18,6 +18,7 @@ from itertools import islice
 from operator import attrgetter
 from typing import overload
 
+from citavial.build.check.scan import loose_spans
 from citavial.build.models import Citation
 
 MALFORMED = "malformed"
@@ -66,31 +67,43 @@ def malformed_found(file: str, starts: Sequence[int], start: int, end: int) -> F
                  MALFORMED)
 
 
+def _malformed(file: str, rest: str, limit: int | None) -> Iterator[Result]:
+    """The results of the malformed citations in ``rest``, in order; lines counted on from one
+    to the next (linear: no index of every line is built to place a few)."""
+    line, pos = 1, 0
+    for a, b in islice(loose_spans(rest), limit):
+        line += rest.count("\n", pos, a)
+        col = a - rest.rfind("\n", 0, a)   # reads back to the line's start only; -1 on line 1
+        pos = a
+        yield Result(Found(Citation(file, line, "", "", ""), col, a, b, MALFORMED), MALFORMED,
+                     MALFORMED_REASON)
+
+
 @dataclass(frozen=True)
 class FileResults:
-    """One note's verdicts: the judged citations in order, and its malformed ones as offsets
-    (in order) with the note's line starts to place them."""
+    """One note's verdicts: the judged citations in order, and how many malformed ones its
+    text holds (``rest``: the text with its code and judged citations blanked, where
+    ``loose_spans`` finds them)."""
 
     file: str
     judged: tuple[Result, ...]
-    malformed: tuple[tuple[int, int], ...] = ()
-    starts: tuple[int, ...] = ()
+    rest: str = ""
+    n_malformed: int = 0
 
     def __repr__(self) -> str:
-        return f"FileResults({self.file}: {len(self.judged)} judged, {len(self.malformed)} malformed)"
+        return f"FileResults({self.file}: {len(self.judged)} judged, {self.n_malformed} malformed)"
 
     def __iter__(self) -> Iterator[Result]:
         return self.iter()
 
     def iter(self, malformed_limit: int | None = None) -> Iterator[Result]:
         """Every verdict in note order; only the first ``malformed_limit`` malformed ones."""
-        bad = (Result(malformed_found(self.file, self.starts, a, b), MALFORMED, MALFORMED_REASON)
-               for a, b in islice(self.malformed, malformed_limit))
+        bad = _malformed(self.file, self.rest, malformed_limit) if self.n_malformed else ()
         return merge(self.judged, bad, key=_START)
 
     @property
     def failed(self) -> int:
-        return len(self.malformed) + sum(not r.ok for r in self.judged)
+        return self.n_malformed + sum(not r.ok for r in self.judged)
 
 
 _START = attrgetter("found.start")
@@ -102,7 +115,7 @@ class Results(Sequence[Result]):
 
     def __init__(self, files: Sequence[FileResults] = ()) -> None:
         self.files = tuple(files)
-        self._len = sum(len(f.judged) + len(f.malformed) for f in self.files)
+        self._len = sum(len(f.judged) + f.n_malformed for f in self.files)
 
     def __len__(self) -> int:
         return self._len
@@ -133,5 +146,5 @@ class Results(Sequence[Result]):
 
     def map_judged(self, fn: Callable[[Result], Result]) -> Results:
         """The same verdicts with ``fn`` applied to each judged one (malformed ones stay)."""
-        return Results([FileResults(f.file, tuple(map(fn, f.judged)), f.malformed, f.starts)
+        return Results([FileResults(f.file, tuple(map(fn, f.judged)), f.rest, f.n_malformed)
                         for f in self.files])
