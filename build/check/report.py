@@ -60,7 +60,7 @@ def listed(files: FileResults, verbose: bool = False) -> Iterator[Result | Omitt
         else:
             cut[r.code] = [r, 1]
     if MALFORMED in cut:   # judged citations are never malformed: the count is the rows left
-        cut[MALFORMED][1] = len(files.malformed) - CAP
+        cut[MALFORMED][1] = files.n_malformed - CAP
     for first, n in cut.values():
         yield Omitted(first, n)
 
