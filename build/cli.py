@@ -87,7 +87,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             "json": lambda: out.as_json(report, fixed),
             "github": lambda: out.github(report, fixed)}[args.format]()
     print(text, end="")
-    return 1 if report.failed or report.claims else 0
+    return 1 if report.failed_count or report.claims else 0
 
 
 def _add_check(sub: argparse._SubParsersAction) -> None:

@@ -282,6 +282,14 @@ _COMMENT_TAIL = (r"»[ \t]*<!--[ \t]*cita:[ \t]*"
 CITATION_COMMENT = re.compile(r"«(?P<quote>[^«»\[\]]+)" + _COMMENT_TAIL)
 # `citavial check`: what is left of any citation form once the well-formed ones are taken out.
 LOOSE_CHECK_CITATION = re.compile(r'\(cita:|\[«|"cita:|<!--[ \t]*cita:')
+# ... the first of them on each line, as group "opener", in one C-level pass (issue 26: a
+# search per line cost a Python round trip for each of 200,000 malformed lines). Linear: the
+# lazy run tries the openers once per position, and ^ fails at once where no line starts.
+FIRST_LOOSE_ON_LINE = re.compile(r"^[^\n]*?(?P<opener>" + LOOSE_CHECK_CITATION.pattern + ")",
+                                 re.MULTILINE)
+# `citavial check`: a line that may hold or open a code block (indented, fenced by ``` or ~~~):
+# only then is the note parsed for its blocks.
+MAYBE_CODE_BLOCK = re.compile(r"^(?:    |\t)|```|~~~", re.MULTILINE)
 # A Markdown code span on one line (`…` or ``…``): a citation inside it is an example, not a claim.
 CODE_SPAN = re.compile(r"(?P<ticks>`+)[^\n]+?(?P=ticks)")
 # The pieces of check/scan.py, the linear scanner that finds exactly what the four patterns

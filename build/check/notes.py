@@ -31,27 +31,37 @@ from urllib.parse import urlsplit
 
 from citavial.build.check.cache import CheckSite, site_for_check
 from citavial.build.check.claims import ClaimResult, claims_of
+from citavial.build.check.results import (
+    MALFORMED,
+    MALFORMED_REASON,
+    FileResults,
+    Found,
+    Result,
+    Results,
+    malformed_found,
+)
 from citavial.build.check.scan import (
+    Hit,
     Work,
     blank_code_spans,
     blanked,
     comment_hits,
     link_hits,
     linked_hits,
-    loose_hits,
+    loose_count,
+    loose_spans,
 )
 from citavial.build.content.prose import Passages
 from citavial.build.errors import BuildError
 from citavial.build.gate.verify import Pages, QuoteCheck, Reason, check_quote
 from citavial.build.models import NORM, Citation, Regulation
-from citavial.build.patterns import CITATION_COMMENT
+from citavial.build.patterns import CITATION_COMMENT, MAYBE_CODE_BLOCK
 from citavial.build.refs import Ref, RefError, parse_ref, short_ref
 
 NOTE_SUFFIXES = (".md", ".markdown")
 # One note's size limit: 20,000 citations take ~2 MB, so 16 MiB is far beyond any real note and
 # still checked in seconds; a bigger file is refused (exit 2) before it is read into memory.
 MAX_NOTE_BYTES = 16 * 2**20
-MALFORMED = "malformed"
 STALE_LINK = "stale-link"
 UNSAFE_LINK = "link-not-allowed"
 RENAMED = Reason.REF_RENAMED.value   # a gate reason that --fix-links can repair
@@ -66,43 +76,9 @@ class CheckUsageError(Exception):
 
 
 @dataclass(frozen=True)
-class Found:
-    """One citation as written: where (offsets into the file text, 1-based column) and how."""
-
-    citation: Citation
-    col: int
-    start: int
-    end: int
-    form: str        # "link", "linked", "comment" or MALFORMED
-    link: str = ""   # the link target of a "linked" citation
-
-    def __repr__(self) -> str:
-        return f"Found({self.citation.file}:{self.citation.line}:{self.col} {self.form})"
-
-
-@dataclass(frozen=True)
-class Result:
-    """The verdict on one citation: ``code`` is "" when it passes; ``url`` is its proven deep
-    link relative to the site root (empty when it failed)."""
-
-    found: Found
-    code: str
-    reason: str
-    url: str = ""
-    renamed_to: str = ""   # a renamed ref's current name, when its quote passes under it
-
-    @property
-    def ok(self) -> bool:
-        return not self.code
-
-    def __repr__(self) -> str:
-        return f"Result({self.found!r}, {self.code or 'ok'})"
-
-
-@dataclass(frozen=True)
 class Report:
     files: tuple[Path, ...]
-    results: tuple[Result, ...]
+    results: Results   # every verdict in note order, malformed citations included
     as_of: date
     claims: tuple[ClaimResult, ...] = ()   # --claims: findings on the sentences, apart
     # {norm prefix: (BOE id, consolidation date)} of the norms checked against
@@ -111,6 +87,11 @@ class Report:
     @property
     def failed(self) -> list[Result]:
         return [r for r in self.results if not r.ok]
+
+    @property
+    def failed_count(self) -> int:
+        """``len(self.failed)`` without building the malformed citations' results."""
+        return self.results.failed
 
     def __repr__(self) -> str:
         return f"Report({len(self.files)} files, {len(self.results)} citations)"
@@ -142,9 +123,9 @@ def blank_code(text: str, work: Work | None = None) -> str:
     """``text`` with fenced/indented code blocks and code spans replaced by spaces (newlines
     kept), so offsets still point into the original."""
     work = work or Work()
-    lines = text.split("\n")
-    if any(ln.startswith(("    ", "\t")) or "```" in ln or "~~~" in ln for ln in lines):
+    if MAYBE_CODE_BLOCK.search(text):
         from markdown_it import MarkdownIt  # imported only when needed: it costs ~70 ms per run
+        lines = text.split("\n")
         # block rules only: the blocks are all we read, and inline parsing of a hostile note
         # ([ or * runs) ran at 0.03 MB/s (issue 26)
         for tok in MarkdownIt("commonmark").disable("inline").parse(text):
@@ -156,26 +137,40 @@ def blank_code(text: str, work: Work | None = None) -> str:
 
 
 def scan(text: str, file: str, work: Work | None = None) -> list[Found]:
-    """Every citation in a note's text, in order, malformed ones included. Linear in the text
-    (check/scan.py; ``work`` counts its steps): each form is scanned once over it, and lines
-    come from one index of line starts (issue 26: counting newlines from the start for every
-    match made a hostile note quadratic)."""
+    """Every citation in a note's text, in order, malformed ones included (``scan_note`` with
+    each malformed citation made a finding)."""
+    found, rest, _ = scan_note(text, file, work)
+    starts = line_starts(text)
+    found += [malformed_found(file, starts, a, b) for a, b in loose_spans(rest)]
+    return sorted(found, key=attrgetter("start"))
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset where each line starts: 0, then one past each newline."""
+    return list(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0))[:-1]
+
+
+def scan_note(text: str, file: str, work: Work | None = None) -> tuple[list[Found], str, int]:
+    """A note's well-formed citations in order; the text where its malformed ones are found
+    (code and well-formed citations blanked: ``loose_spans``, one per line, not per « or
+    (cita: left over), and how many there are. Linear in the text (check/scan.py; ``work``
+    counts its steps): each form is scanned once over it, and lines come from one index of
+    line starts, built only when a citation is found (issue 26: counting newlines from the
+    start for every match made a hostile note quadratic)."""
     work = work or Work()
-    visible = blank_code(text, work)
-    # the offset where each line starts: 0, then one past each newline
-    starts = list(accumulate(map((1).__add__, map(len, visible.split("\n"))), initial=0))[:-1]
-    found: list[Found] = []
-    rest = visible
+    rest = blank_code(text, work)
+    hits: list[tuple[str, Hit]] = []
     for form, hits_of in (("linked", linked_hits), ("link", link_hits),
                           ("comment", comment_hits)):
-        hits = hits_of(rest, work)
-        found += [_found(starts, file, h.start, h.end, form, h.ref, h.quote, h.url)
-                  for h in hits]
-        rest = blanked(rest, [(h.start, h.end) for h in hits])   # offsets kept
-    # one report per line, not per « or (cita: left over
-    found += [Found(Citation(file, line, "", "", ""), a - starts[line - 1] + 1, a, b, MALFORMED)
-              for a, b, line in loose_hits(rest, starts, work)]
-    return sorted(found, key=attrgetter("start"))
+        new = hits_of(rest, work)
+        hits += [(form, h) for h in new]
+        if new:
+            rest = blanked(rest, [(h.start, h.end) for h in new])   # offsets kept
+    starts = line_starts(text) if hits else []
+    found = [_found(starts, file, h.start, h.end, form, h.ref, h.quote, h.url)
+             for form, h in hits]
+    found.sort(key=attrgetter("start"))
+    return found, rest, loose_count(rest, work)
 
 
 def _found(starts: list[int], file: str, start: int, end: int, form: str, raw_ref: str,
@@ -214,31 +209,31 @@ def _quote(site: CheckSite, cit: Citation) -> QuoteCheck:
     return check_quote(*_norm_of(site, cit), cit)
 
 
-def _gate(site: CheckSite, cit: Citation, memo: dict | None) -> QuoteCheck:
-    """``check_quote`` on the cited norm, once per distinct (ref, quote): its verdict reads
-    nothing else, and a note repeating one citation 20,000 times must not cost 20,000 gate
-    runs (issue 26)."""
-    if memo is None:
-        return _quote(site, cit)
-    key = (cit.ref, cit.ref_error, cit.quote)
-    if key not in memo:
-        memo[key] = _quote(site, cit)
-    return replace(memo[key], citation=cit)
-
-
 def judge(found: Found, site: CheckSite, memo: dict | None = None,
           base_url: str = "") -> Result:
     """The gate's verdict on one citation, plus check's own rules (malformed, stale link, a
-    link that leaves the site)."""
+    link that leaves the site). With ``memo``, once per distinct (form, link, ref, quote): the
+    verdict reads nothing else (not the file or line), and a note repeating one citation
+    20,000 times must not cost 20,000 gate runs (issue 26)."""
     if found.form == MALFORMED:
-        return Result(found, MALFORMED, "malformed citation: write [«exact words»](cita:art48.1.a) "
-                      "or «exact words» <!-- cita: art48.1.a --> (no « » [ ] inside the quote)")
+        return Result(found, MALFORMED, MALFORMED_REASON)
+    if memo is None:
+        return _judge(found, site, base_url)
+    c = found.citation
+    key = (found.form, found.link, c.ref, c.ref_error, c.quote)
+    if (v := memo.get(key)) is None:
+        v = memo[key] = _judge(found, site, base_url)
+        return v
+    return Result(found, v.code, v.reason, v.url, v.renamed_to)
+
+
+def _judge(found: Found, site: CheckSite, base_url: str) -> Result:
     if found.form == "linked" and not site_link(found.link, base_url):
         return Result(found, UNSAFE_LINK, f"link not allowed: {found.link} is neither a relative "
                       "link nor an http(s) link under --base-url "
                       f"{base_url or '(none given)'}; a linked citation may only point into the "
                       "site (fix: write [«…»](cita:REF) and run `citavial check --fix-links`)")
-    verdict = _gate(site, found.citation, memo)
+    verdict = _quote(site, found.citation)
     if verdict.code is Reason.REF_RENAMED:
         return _renamed(found, verdict.reason, site)
     if verdict.reason:
@@ -311,18 +306,20 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
     texts: dict[Path, str] = {}
     for f in files:
         texts[f] = _read_note(f)
-    founds = [c for f in files for c in scan(texts[f], str(f))]
+    scanned = [(str(f), *scan_note(texts[f], str(f))) for f in files]
     try:
         site = site_for_check(corpus, site_src, as_of, cache_dir)
         memo: dict = {}
-        results = tuple(judge(c, site, memo, base_url) for c in founds)
+        results = Results([FileResults(name, tuple(judge(c, site, memo, base_url) for c in found),
+                                       rest, n_malformed)
+                           for name, found, rest, n_malformed in scanned])
     except BuildError as err:   # the corpus, or another norm's copy when first cited
         raise CheckUsageError(f"cannot load the regulation: {err}") from None
     found_claims: tuple[ClaimResult, ...] = ()
     if claims:
         by_name = {str(f): t for f, t in texts.items()}
         cited = [(r.found.citation.file, r.found.citation.line, r.found.col, r.found.start,
-                  r.found.end, r.found.citation.ref) for r in results if r.ok]
+                  r.found.end, r.found.citation.ref) for r in results.judged() if r.ok]
         found_claims = claims_of(by_name, cited, lambda ref: _passage_text(site, ref))
     return Report(tuple(files), results, as_of, found_claims, site.sources()), texts
 
@@ -375,7 +372,7 @@ def fix_links(report: Report, texts: dict[Path, str], base_url: str) -> dict[Pat
         # would leave the target unfixed); .<note>.*.tmp from a killed run are removed
         real = Path(path).resolve()
         remove_stale_temps(real)
-        mine = [r for r in report.results if r.found.citation.file == str(path)]
+        mine = [r for r in report.results.judged() if r.found.citation.file == str(path)]
         new, n = fixed_text(texts[path], mine, base_url)
         if n and real not in written:
             mode = os.stat(real).st_mode & 0o7777
@@ -390,6 +387,6 @@ def settle_fixed(report: Report, fixed: dict[Path, int]) -> Report:
     """The report after --fix-links: a stale link or a renamed ref in a file just rewritten is
     now right."""
     done = {str(p) for p in fixed}
-    return replace(report, results=tuple(
-        replace(r, code="", reason="") if r.code in (STALE_LINK, RENAMED)
-        and r.found.citation.file in done else r for r in report.results))
+    return replace(report, results=report.results.map_judged(
+        lambda r: replace(r, code="", reason="") if r.code in (STALE_LINK, RENAMED)
+        and r.found.citation.file in done else r))

@@ -11,13 +11,58 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from citavial.build.check.claims import ClaimResult
 from citavial.build.check.notes import Report, Result
+from citavial.build.check.results import MALFORMED, FileResults
 from citavial.build.refs import NORMS, Ref, RefError, short_ref
 
 SCHEMA = "citavial-check/1"
 FORMATS = ("human", "json", "github")
+# Findings of one kind (reason code) listed per file in the human and GitHub reports; the rest
+# are summed up in one line (a stranger's note of 200,000 malformed lines made a 38 MB log, and
+# GitHub shows only the first few annotations anyway). JSON lists every one; counts and the
+# exit status are always exact.
+CAP = 20
+
+
+@dataclass(frozen=True)
+class Omitted:
+    """The findings of one kind in one file left out by CAP: how many, and the first of them."""
+
+    first: Result
+    n: int
+
+    @property
+    def message(self) -> str:
+        return (f"… and {self.n} more findings of this kind ({self.first.code}) in this file, "
+                f"the first at line {self.first.found.citation.line} (--format json lists "
+                "every one)")
+
+
+def listed(files: FileResults, verbose: bool = False) -> Iterator[Result | Omitted]:
+    """One file's results to print, in note order: the failures (and with ``verbose`` the
+    passing citations), at most CAP of each reason code, then an Omitted line per code cut.
+    Only the first CAP + 1 malformed citations are built: the others are only counted."""
+    shown: dict[str, int] = {}
+    cut: dict[str, list] = {}   # code -> [first omitted, how many]
+    for r in files.iter(malformed_limit=CAP + 1):
+        if r.ok:
+            if verbose:
+                yield r
+        elif shown.get(r.code, 0) < CAP:
+            shown[r.code] = shown.get(r.code, 0) + 1
+            yield r
+        elif r.code in cut:
+            cut[r.code][1] += 1
+        else:
+            cut[r.code] = [r, 1]
+    if MALFORMED in cut:   # judged citations are never malformed: the count is the rows left
+        cut[MALFORMED][1] = files.n_malformed - CAP
+    for first, n in cut.values():
+        yield Omitted(first, n)
 
 
 # C0/C1 controls (newline, CR, ESC, NEL…), line/paragraph separators and the bidi overrides: a
@@ -66,7 +111,7 @@ def _source_note(report: Report, r: Result) -> str:
 
 
 def summary(report: Report, fixed: dict | None = None) -> str:
-    n, bad = len(report.results), len(report.failed)
+    n, bad = len(report.results), report.failed_count
     text = (f"citavial check: {n} citation(s) in {len(report.files)} file(s), {n - bad} ok, "
             f"{bad} failed (regulation as of {report.as_of.isoformat()})")
     if fixed:
@@ -82,17 +127,19 @@ def _claim(c: ClaimResult) -> str:
 
 
 def human(report: Report, verbose: bool = False, fixed: dict | None = None) -> str:
-    lines = [printable(f"{r.found.citation.file}:{r.found.citation.line}:{r.found.col}: "
-                       f"{_message(r)}") for r in report.results if verbose or not r.ok]
+    lines = [printable(f"{x.found.citation.file}:{x.found.citation.line}:{x.found.col}: "
+                       f"{_message(x)}" if isinstance(x, Result) else
+                       f"{x.first.found.citation.file}: {x.message}")
+             for f in report.results.files for x in listed(f, verbose)]
     lines += [printable(_claim(c)) for c in report.claims]
     return "\n".join(lines + [printable(summary(report, fixed))]) + "\n"
 
 
 def as_json(report: Report, fixed: dict | None = None) -> str:
     doc = {
-        "schema": SCHEMA, "ok": not report.failed, "as_of": report.as_of.isoformat(),
+        "schema": SCHEMA, "ok": not report.failed_count, "as_of": report.as_of.isoformat(),
         "files": [str(f) for f in report.files], "checked": len(report.results),
-        "failed": len(report.failed),
+        "failed": report.failed_count,
         "fixed": {str(k): v for k, v in sorted((fixed or {}).items())},
         "results": [{
             "file": r.found.citation.file, "line": r.found.citation.line, "col": r.found.col,
@@ -124,12 +171,13 @@ def _escape_prop(s: str) -> str:
 
 def github(report: Report, fixed: dict | None = None) -> str:
     lines = []
-    for r in report.failed:
+    for x in (x for f in report.results.files for x in listed(f)):
+        r = x if isinstance(x, Result) else x.first
         c = r.found.citation
         props = (f"file={_escape_prop(printable(c.file))},line={c.line},col={r.found.col},"
                  f"title={_escape_prop('citavial check: ' + r.code)}")
-        lines.append(f"::error {props}::"
-                     f"{_escape_data(printable(_message(r) + _source_note(report, r)))}")
+        message = x.message if isinstance(x, Omitted) else _message(r) + _source_note(report, r)
+        lines.append(f"::error {props}::{_escape_data(printable(message))}")
     for claim in report.claims:
         props = (f"file={_escape_prop(printable(claim.file))},line={claim.line},col={claim.col},"
                  f"title={_escape_prop('citavial check --claims: ' + claim.finding.code.value)}")

@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
+from itertools import accumulate
 from typing import NamedTuple
 
 from citavial.build.patterns import (
     BACKTICKS,
     CITATION_COMMENT,
     CODE_SPAN_SPLIT,
+    FIRST_LOOSE_ON_LINE,
     LINK_BLANKS,
     LINK_OPENER,
     LINK_REF_END,
     LINK_URL_END,
     LINKED_OPENER,
-    LOOSE_CHECK_CITATION,
     TITLE_REF_END,
 )
 
@@ -153,20 +155,26 @@ def comment_hits(s: str, work: Work) -> list[Hit]:
     return hits
 
 
+def loose_spans(s: str, work: Work | None = None) -> Iterator[tuple[int, int]]:
+    """LOOSE_CHECK_CITATION: the (start, end) of the first opener on each line, in one pass of
+    FIRST_LOOSE_ON_LINE (its variable parts, the run before the opener and the blanks of
+    ``<!--[ \\t]*cita:``, are each read once; the steps count the text twice)."""
+    if work is not None:
+        work.steps += 2 * len(s) + 1
+    return (m.span(1) for m in FIRST_LOOSE_ON_LINE.finditer(s))
+
+
+def loose_count(s: str, work: Work) -> int:
+    """How many ``loose_spans`` there are, with no Python object per opener (``subn`` counts
+    in C: a match object each cost a note of 200,000 malformed lines a third of its time)."""
+    work.steps += 2 * len(s) + 1
+    return FIRST_LOOSE_ON_LINE.subn("", s)[1]
+
+
 def loose_hits(s: str, starts: list[int], work: Work) -> list[tuple[int, int, int]]:
-    """LOOSE_CHECK_CITATION: the first opener left on each line (``starts``: the lines' start
-    offsets), as (start, end, 1-based line). A search stops at its match: its one variable part, the blanks of
-    ``<!--[ \\t]*cita:``, holds no character a match starts with."""
-    out, i = [], 0
-    while (m := LOOSE_CHECK_CITATION.search(s, i)) is not None:
-        work.steps += m.end() - i + 1
-        line = bisect_right(starts, m.start())   # 1-based line; starts[line]: the next one
-        out.append((m.start(), m.end(), line))
-        if line >= len(starts):
-            return out
-        i = starts[line]
-    work.steps += len(s) - i + 1
-    return out
+    """``loose_spans`` with each opener's 1-based line (``starts``: the lines' start offsets),
+    as (start, end, line)."""
+    return [(a, b, bisect_right(starts, a)) for a, b in loose_spans(s, work)]
 
 
 def code_spans(s: str, work: Work) -> list[tuple[int, int]]:
@@ -197,13 +205,28 @@ def blank_code_spans(s: str, work: Work) -> str:
         out.append(_blank_by_pattern(s[pos:a], work))
         # pair runs up to the last of three or more; the pattern takes the rest of the line
         spans: list[tuple[int, int]] = []
-        runs = [m.span() for m in BACKTICKS.finditer(s, a, b)]
-        work.steps += b - a + 1
-        rest = _line_spans(runs, spans, work, short_rest=True)
+        stop, tail = _paired_part(s, b, work)
+        runs = [m.span() for m in BACKTICKS.finditer(s, a, stop)]
+        work.steps += stop - a + 1
+        rest = _line_spans(runs, spans, work, short_rest=True, tail=tail)
         out.append(blanked(s[a:rest], [(x - a, y - a) for x, y in spans]))
         pos = rest
     out.append(_blank_by_pattern(s[pos:], work))
     return "".join(out)
+
+
+def _paired_part(s: str, b: int, work: Work) -> tuple[int, int]:
+    """Where the runs a line ending at ``b`` needs paired end, and the longest run after that:
+    past its last run of three or more only runs of one or two follow, and a span opened
+    before can close no later than the first run of two there (or the first single one) —
+    a line of 200,000 runs of one after its long run is not read into runs (issue 26)."""
+    last = s.rfind("```", 0, b) + 3   # the line holds one: the end of its last long run
+    two = s.find("``", last, b)
+    one = s.find("`", last, b)
+    stop = two + 2 if two >= 0 else one + 1 if one >= 0 else last
+    work.steps += b - last + 1
+    tail = 2 if s.find("``", stop, b) >= 0 else 1 if s.find("`", stop, b) >= 0 else 0
+    return stop, tail
 
 
 def _blank_by_pattern(s: str, work: Work) -> str:
@@ -219,7 +242,7 @@ def _blank_by_pattern(s: str, work: Work) -> str:
 
 
 def _line_spans(runs: list[tuple[int, int]], spans: list[tuple[int, int]], work: Work,
-                short_rest: bool = False) -> int:
+                short_rest: bool = False, tail: int = 0) -> int:
     """The spans CODE_SPAN matches on one line, from its runs of backticks. At ``p``, with ``r``
     backticks from ``p`` to the end of its run, the pattern tries ticks of r, r-1, … 1, each
     closed by the first later ``ticks`` backticks at least one character on: inside the run
@@ -227,10 +250,10 @@ def _line_spans(runs: list[tuple[int, int]], spans: list[tuple[int, int]], work:
     min(r, the longest later run) ticks, closing at the first run that long). The longest that
     fits wins; a tie goes to the run itself, whose closer comes first. With ``short_rest``, stops
     where no run of three backticks is left (the pattern is linear there); returns where it
-    stopped (the line's end otherwise)."""
-    later = [0] * (len(runs) + 1)   # later[k]: the longest run from run k on
-    for k in range(len(runs) - 1, -1, -1):
-        later[k] = max(later[k + 1], runs[k][1] - runs[k][0])
+    stopped (the line's end otherwise), ``tail`` the longest run after ``runs``."""
+    # later[k]: the longest run from run k on (accumulated in C: 200,000 runs on one line)
+    lengths = [b - a for a, b in runs]
+    later = list(accumulate(reversed(lengths), max, initial=tail))[::-1]
     work.steps += len(runs) + 1
     k, p = 0, runs[0][0] if runs else 0
     while k < len(runs):
@@ -254,6 +277,8 @@ def _line_spans(runs: list[tuple[int, int]], spans: list[tuple[int, int]], work:
         p = end
         if p >= runs[k][1]:
             k += 1
+    if short_rest:   # the runs may stop short of the line (tail: the longest run after)
+        return p
     return runs[-1][1] if runs else 0
 
 
