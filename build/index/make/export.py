@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from citavial.build.atomic import write_text
+from citavial.build.atomic import write_staged, write_text
 from citavial.build.errors import BuildError
 from citavial.build.index.query.lexical import ref_key
 from citavial.build.models import NORM, Passage
@@ -157,7 +157,9 @@ def _write_shards(out_dir: Path, kind: str, items: Sequence[Any], budget: int) -
         text = f"{PART_HEADER}{PART_PREFIX}[{json.dumps(key)}] = {_json(list(items[lo:hi]))};\n"
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
         rel = f"{SHARD_DIR}/{kind}-{n:03d}.{digest}.js"
-        write_text(out_dir / rel, text)
+        # Content-named and read only through search-index.js, written after them atomically;
+        # the build writes them into its staging folder (atomic.staged_dir): no fsync each.
+        write_staged(out_dir / rel, text)
         files.append(rel)
     return {"starts": starts, "files": files}
 
