@@ -29,6 +29,8 @@ HELP: dict[str, tuple[str, str, tuple[str, ...]]] = {
                                ("mode",)),
     "citavial_abstentions_total": ("counter", "Abstentions by reason.", ("reason",)),
     "citavial_retractions_total": ("counter", "Retracted sentences by reason.", ("reason",)),
+    "citavial_kept_sentences_total": ("counter", "Model sentences kept: supported by a cited "
+                                      "passage.", ()),
     "citavial_guard_cuts_total": ("counter", "Model streams cut by the slot guard, by reason.",
                                   ("reason",)),
     "citavial_disconnects_total": ("counter", "Answers stopped because the client went away.",

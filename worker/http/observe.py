@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Generator, Iterator
 
-from citavial.worker.answer.events import Abstain, Done, Error, Event, Retract
+from citavial.worker.answer.events import Abstain, Done, Error, Event, Keep, Retract
 from citavial.worker.http.metrics import Metrics
 
 
@@ -18,6 +18,8 @@ def observe(events: Iterator[Event], m: Metrics) -> Generator[Event, None, None]
                 m.inc("citavial_abstentions_total", reason=event.outcome)
             elif isinstance(event, Retract):
                 m.inc("citavial_retractions_total", reason=event.reason)
+            elif isinstance(event, Keep):   # kept beside retracted: how often the lead holds
+                m.inc("citavial_kept_sentences_total")
             elif isinstance(event, (Done, Error)):
                 finished = True
                 if isinstance(event, Done):
