@@ -20,12 +20,42 @@ _NEEDS = {"model": {"real_state", "real_worker", "model_path"},
           "browser": {"browser"}}
 
 
+# Under pytest-xdist (tests/run_all.sh: -n 2 --dist loadgroup) a group runs on one worker, in
+# collection order. Every test of a module is one group (its module fixtures -- a worker
+# subprocess, nginx -- are set up once, and its tests keep their order), except that every test
+# driving the browser is one group and every test of the real model another: one Chromium and
+# its shared tab see the tests in the serial run's order, and two llama.cpp instances never
+# fight over the two cores.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    grouped = bool(getattr(config.option, "loadgroup", False))   # set by xdist on its workers
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for marker, fixtures in _NEEDS.items():
             if used & fixtures:
                 item.add_marker(marker)
+        if grouped:
+            _set_group(item, _group(item, used))
+
+
+def _group(item, used: set[str]) -> str:
+    if used & _NEEDS["model"]:
+        return "model"
+    if used & _NEEDS["browser"]:
+        return "browser"
+    return item.nodeid.split("::", 1)[0]
+
+
+def _set_group(item, group: str) -> None:
+    """xdist 3.8 groups by the id ``<nodeid>@<group>``, set as ``item._nodeid``, which
+    pytest 9.2's nodes ignore (they keep a NodeId in ``_id``): the groups would be dropped
+    silently and the tests spread one by one. So the id is set here, as xdist means it, and a
+    failure to set it stops the run rather than run ungrouped."""
+    from _pytest.nodeid import coerce_node_id
+    item.add_marker(pytest.mark.xdist_group(group))
+    item._id = coerce_node_id(f"{item.nodeid}@{group}")
+    if not item.nodeid.endswith(f"@{group}"):
+        raise pytest.UsageError(f"cannot set the xdist group of {item.nodeid}")
 
 
 @pytest.fixture(scope="session")

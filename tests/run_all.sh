@@ -48,7 +48,10 @@ for v in 4 5 6; do
 done
 # The page budget (issue 15): prints bytes, requests and FCP per page type (asserts nothing).
 .venv/bin/python tests/bench/bench_pages.py --runs 5
-.venv/bin/python -m pytest -m "" -q "$@"
+# Two workers (pytest-xdist): a module, the browser tests and the real-model tests each stay on
+# one worker, in order (tests/conftest.py: _group). Extra arguments pass through ("-n 0" runs
+# in one process).
+.venv/bin/python -m pytest -m "" -q -n 2 --dist loadgroup "$@"
 
 # No test may write into tracked files.
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
