@@ -478,6 +478,12 @@ def test_check_citation_forms(pattern, text, groups):
     pytest.param(P.LINKED_OPENER, '[«a»](u "cita:r") [«b»](cita:r) [«c»](cita:r[)',
                  ["[«a»](", "[«c»]("], id="linked-opener"),
     pytest.param(P.CODE_SPAN_SPLIT, "a `x` b", ["`x`"], id="code-span-split"),
+    pytest.param(P.FIRST_LOOSE_ON_LINE, "a [« b (cita:x\nprosa\n  <!-- cita: y",
+                 ["a [«", "  <!-- cita:"], id="first-loose-opener-per-line"),
+    pytest.param(P.FIRST_LOOSE_ON_LINE, "«citado» en prosa\nnada", [], id="first-loose-none"),
+    pytest.param(P.MAYBE_CODE_BLOCK, "    code\n```\ntexto ~~~ x\n\tt\n  dos", ["    ", "```", "~~~", "\t"],
+                 id="maybe-code-block"),
+    pytest.param(P.MAYBE_CODE_BLOCK, "prosa `x` y\n  dos espacios", [], id="maybe-code-block-none"),
 ])
 def test_check_scanning_patterns(pattern, text, found):
     assert [m.group(0) for m in pattern.finditer(text)] == found
