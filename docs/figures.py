@@ -75,21 +75,21 @@ def _exam(e: dict) -> list[str]:
         f"{_count(e['search_article_recall_at_1'])}, @5 {_count(e['search_article_recall_at_5'])}"
         f". Time to the answer in process p50 {e['latency_ms']['p50']} ms, p95 "
         f"{e['latency_ms']['p95']} ms (n = {e['latency_ms']['n']}); invented refs "
-        f"{e['invented_refs']}, non-literal quotes {e['non_literal_quotes']}.",
+        f"{e['invented_refs']}, non-literal quotes {e['non_literal_quotes']}."
+        + _by_label(e.get("reglamento_by_label")),
         "",
-        *_by_label(e.get("reglamento_by_label")),
         *_other_norms(e.get("other_norms")),
     ]
 
 
-def _by_label(b: dict | None) -> list[str]:
+def _by_label(b: dict | None) -> str:
     if not b:
-        return []
+        return ""
     a, n = b["article"], b["no-rgc"]
-    return ["Reglamento topics split by the blind labels: where both labellers name a deciding "
+    return (" Reglamento topics split by the blind labels: where both labellers name a deciding "
             f"Reglamento article, declined {_count(a['declined'])}, wrong {_count(a['wrong'])}; "
             "where both say no Reglamento article decides it, declined "
-            f"{_count(n['declined'])}, wrong {_count(n['wrong'])}.", ""]
+            f"{_count(n['declined'])}, wrong {_count(n['wrong'])}.")
 
 
 def _other_norms(o: dict | None) -> list[str]:
