@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from citavial.build.models import AllowlistEntry
+from citavial.build.refs import Ref
 from citavial.worker.answer import beside as B
 from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.answer.cite import Reader, answer_event, citations_event, clarify
@@ -309,3 +310,23 @@ def test_real_answer_names_who_dichos_ocupantes_are_and_every_link_is_proven(rea
         assert hit is not None, url
         words = source_text(model, hit.pos, hit.end_pos)
         assert " ".join(fold(words).split()) == " ".join(fold(c["span"]).split()), url
+
+
+# A list item's lead-in (Reader.lead_in) is read inside the item's own apartado only; a numbered
+# apartado is no list item (it used to take "…:" from an earlier article: art5.1 from art1.2).
+@pytest.mark.parametrize("frag, lead", [
+    pytest.param("art48.1.b", "art48.1", id="letter-takes-its-apartado"),
+    pytest.param("art48.1.c.2o", "art48.1.c", id="ordinal-takes-its-letter"),
+    pytest.param("art5.1", None, id="apartado-is-no-item"),
+    pytest.param("art1.3", None, id="apartado-after-a-colon-apartado"),
+])
+def test_a_lead_in_stays_inside_the_items_apartado(real, frag, lead):
+    found = real.reader.lead_in(N + frag)
+    assert (None if found is None else found.ref) == (None if lead is None else N + lead)
+
+
+def test_no_lead_in_crosses_its_items_parent(real):
+    for ref in real.allowlist.entries:
+        found = real.reader.lead_in(ref)
+        if found is not None:
+            assert Ref.parse(ref).parent.contains(Ref.parse(found.ref)), (ref, found.ref)

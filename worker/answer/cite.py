@@ -78,13 +78,12 @@ class Reader:
         apartado that ends with ":" ("Se exceptúa de lo dispuesto…:", "…son las siguientes:"),
         skipping the item's sibling items; None for a passage that is not a list item."""
         i = self.position.get(ref)
-        last = ref.rsplit(".", 1)[-1]
-        if i is None or not (len(last) == 1 or (last[:-1].isdigit() and last[-1] in "oa")):
+        item = Ref.parse(ref)
+        if i is None or not _is_item(item) or (parent := item.parent) is None:
             return None
-        parent = parent_ref(ref, self.known)
-        for j in range(i - 1, -1, -1):
+        for j in range(i - 1, -1, -1):   # never past the item's own parent (its apartado)
             e = self.allowlist.get(self.order[j])
-            if e is None or (parent and not Ref.parse(parent).contains(Ref.parse(e.ref))):
+            if e is None or not parent.contains(Ref.parse(e.ref)):
                 return None
             if e.text.rstrip().endswith(":"):
                 return e
@@ -283,3 +282,11 @@ def decision_info(decision: Decision) -> DecisionInfo:
     """The decision as ``abstain`` and ``done`` carry it (decide.Decision.as_dict's fields)."""
     d = decision.as_dict()
     return DecisionInfo(outcome=d["outcome"], score=d["score"], calibrated=d["calibrated"])
+
+
+def _is_item(ref: Ref) -> bool:
+    """A list item: its last part is a letter (``b``, ``ñ``, ``bbis``) or an ordinal (``1o``) —
+    not a numbered apartado (``art48.3`` is no item of ``art48.2``'s list)."""
+    last = ref.parts[-1]
+    return (len(ref.parts) > 1 and ref.letter == last) or (
+        last[:-1].isdigit() and last[-1:] in ("o", "a"))
