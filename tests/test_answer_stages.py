@@ -8,6 +8,7 @@ import pytest
 from citavial.build.models import AllowlistEntry
 from citavial.worker import patterns as P
 from citavial.worker.answer import decide as D
+from citavial.worker.answer import span as span_module
 from citavial.worker.answer.abstain import GateModel
 from citavial.worker.answer.question import (
     EXCEPTION,
@@ -162,9 +163,11 @@ def test_decisiveness(evidence, expected):
     assert decisiveness(q, evidence) == expected
 
 
-def test_a_clause_that_decides_the_pasted_options_is_preferred():
+def test_a_clause_that_decides_the_pasted_options_is_preferred(monkeypatch):
     # without options the first item wins the tie on words; pasted options about pedestrian
-    # crossings make the item that tells them apart the answer
+    # crossings make the item that tells them apart the answer — when the weight is on (it is
+    # off in the product: span.OPTION_WEIGHT, measured on the real bank's dev split)
+    monkeypatch.setattr(span_module, "OPTION_WEIGHT", 1.0)
     none = lambda ref: None   # noqa: E731
     stem = "¿Se puede adelantar?"
     plain = select(read_question(stem), [ITEM_A, ITEM_B], IDF, lambda ref: [], none, [1.0, 1.0])
