@@ -33,6 +33,8 @@ GOLDEN = ROOT / "golden"
 PROMPTS = ROOT / "prompts"
 HOOKS = CORPUS / "hooks"
 EMBEDDINGS = CORPUS / "embeddings"
+EMBEDDINGS_ENV = "CITAVIAL_EMBEDDINGS"   # another static-embeddings model (index/embed.py)
+REPORTS = _CHECKOUT / "golden" / "reports"   # the "Por qué" page's figures (the build reads them)
 
 
 def cache_root() -> Path:
@@ -42,3 +44,11 @@ def cache_root() -> Path:
         return Path(os.environ["CITAVIAL_CACHE"])
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "citavial"
+
+
+def build_cache_root() -> Path:
+    """The build's caches (the site and the index by input hash, the embeddings, the PDF's
+    tables): ``$CITAVIAL_BUILD_CACHE``, else ``<cache_root()>/build``. Its own variable so the
+    tests can point the build's cache at a temporary folder and keep the model's cache."""
+    env = os.environ.get("CITAVIAL_BUILD_CACHE")
+    return Path(env) if env else cache_root() / "build"

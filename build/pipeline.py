@@ -13,6 +13,7 @@ import time
 from datetime import date
 from pathlib import Path
 
+from citavial.build import paths
 from citavial.build.atomic import staged_dir, write_staged, write_staged_bytes
 from citavial.build.content.guides import guide_pages, prose_items, read_guides
 from citavial.build.content.practice import bank_json, cited_ref, name_questions, read_bank
@@ -50,6 +51,7 @@ from citavial.build.render.pages import (
     spanish_date,
 )
 from citavial.build.render.signpage import catalogue, groups, sign_entries, signs_json
+from citavial.build.stagecache import Key, StageCache, listing, restore_site, site_entry, written
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
 
@@ -57,7 +59,7 @@ from citavial.build.web.share import normalize_base_url
 # figures for the page's logic, and tests/browser/test_simulacro.py checks they agree.
 EXAM_RULES = {"questions": 30, "minutes": 30, "max_errors": 3}
 
-REPORTS = Path(__file__).resolve().parent.parent / "golden" / "reports"
+REPORTS = paths.REPORTS
 
 
 # A quoted passage whose words changed within this many days before the as-of date gets a
@@ -122,11 +124,17 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     ``regulation_only`` skips the authored guides and practice bank (their quotes are bound to
     the current wording) — the allowlist's deep links are still proven. ``base_url`` is where
     the site will be published (canonical links, sitemap, OpenGraph); "" keeps it relative.
-    ``cache_dir`` holds build caches between runs (the index's embeddings:
+    ``cache_dir`` holds build caches between runs (the whole site and the index stage by the
+    hash of their inputs: build/stagecache.py; the index's embeddings:
     build/index/make/analysis.py); None caches nothing. The output is the same bytes either way."""
     t0, c0 = time.perf_counter(), time.process_time()
     site_src = Path(site_src)
     base_url = normalize_base_url(base_url)
+    cache, inputs, site_key = site_entry(cache_dir, Path(corpus_dir), site_src, Path(reports_dir),
+                                         as_of, base_url, regulation_only)
+    restored = restore_site(cache, site_key, as_of, Path(out_dir), (t0, c0))
+    if restored is not None:
+        return restored
     reg = load_regulation(corpus_dir, as_of)
     others = tuple(load_norms(Path(corpus_dir), as_of, cache_dir).values())
     guides = [] if regulation_only else read_guides(site_src / "content")
@@ -192,15 +200,19 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         write_json(stage / "gate-report.json", gate)
         t4 = time.perf_counter()
         index_report = _indexes((reg, *others), allowlist, Path(corpus_dir), stage,
-                                sign_entries(signs_page.context["groups"]), cache_dir)
+                                sign_entries(signs_page.context["groups"]), cache_dir,
+                                (cache, inputs))
         t4b = time.perf_counter()
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of))
         write_json(stage / "web-report.json", web)
+        stashed = cache.stash(stage, sorted(listing(stage)) if site_key else [])
     t5, c5 = time.perf_counter(), time.process_time()
     per_norm = ", ".join(f"{norm_of(r).prefix} {len(r.units)} units"
                          for r in (reg, *others))
-    return (f"built {len(pages)} pages, {len(reg.units) + sum(len(r.units) for r in others)} "
-            f"units ({per_norm}), {len(allowlist)} citable passages "
+    counts = (f"{len(pages)} pages, {len(reg.units) + sum(len(r.units) for r in others)} "
+              f"units ({per_norm}), {len(allowlist)} citable passages")
+    cache.commit(stashed, "site", site_key, counts)   # the whole site, once it is swapped in
+    return (f"built {counts} "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
             f"({len(guides)} guides, {len(bank)} practice questions); prose check: {len(items)} "
             f"items, {len(findings)} findings; deep links "
@@ -211,7 +223,29 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
 
 
 def _indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, stage: Path, signs,
-             cache_dir: Path | None) -> str:
+             cache_dir: Path | None, cached: tuple[StageCache, str] = (StageCache(None), "")
+             ) -> str:
+    """The index stage, or its files from the stage cache: ``cached`` is the cache and the
+    digest of the build's inputs (stagecache.inputs_digest). With the allowlist (every passage's
+    URL) and the signs, they are all the index reads: a build whose guides alone changed copies
+    the index files instead of computing them."""
+    cache, inputs = cached
+    key = "" if not inputs else (
+        Key("index").text("inputs", inputs).data("allowlist", (stage / "allowlist.json")
+                                                 .read_bytes())
+        .text("signs", repr(signs)).hexdigest())
+    hit = cache.restore("index", key, stage)
+    if hit is not None:
+        return f"{hit.note} (from the build cache)"
+    before = listing(stage) if key else {}
+    report = _make_indexes(regs, allowlist, corpus_dir, stage, signs, cache_dir)
+    if key:
+        cache.store("index", key, stage, written(before, listing(stage)), report)
+    return report
+
+
+def _make_indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, stage: Path, signs,
+                  cache_dir: Path | None) -> str:
     """The product's index (dist/index/, every promoted hook, + the static search) and the
     dev-clean one that dev-split measurements read (dist/index-dev/, build/index/hooks.py),
     sharing one analysis of their texts, over the passages of every norm in ``regs`` (the other

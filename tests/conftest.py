@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,16 @@ def _set_group(item, group: str) -> None:
     item._id = coerce_node_id(f"{item.nodeid}@{group}")
     if not item.nodeid.endswith(f"@{group}"):
         raise pytest.UsageError(f"cannot set the xdist group of {item.nodeid}")
+
+
+@pytest.fixture(autouse=True)
+def _build_cache(request, monkeypatch, tmp_path_factory):
+    """Each test's `citavial build` caches into a folder of its own (created only if a build
+    uses it): never the user's cache, and never a site another test cached (a test that breaks
+    the build by patching code must not be served a cached site)."""
+    name = hashlib.sha256(request.node.nodeid.encode("utf-8")).hexdigest()[:16]
+    monkeypatch.setenv("CITAVIAL_BUILD_CACHE",
+                       str(tmp_path_factory.getbasetemp() / "build-cache" / name))
 
 
 @pytest.fixture(scope="session")

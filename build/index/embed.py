@@ -19,7 +19,7 @@ from citavial.build.errors import BuildError
 from citavial.build.index.analyze import stem, words
 
 DEFAULT_MODEL = paths.EMBEDDINGS / "citavial-static-v1"
-ENV_VAR = "CITAVIAL_EMBEDDINGS"
+ENV_VAR = paths.EMBEDDINGS_ENV
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
 

@@ -107,7 +107,7 @@ def _print_parts(runs: list[dict[str, tuple[float, float]]]) -> None:
 
 def _cli_build(as_of: date, out: Path, cache: Path, site_src: Path) -> tuple[float, float, dict]:
     """(process wall seconds, process CPU seconds, the build line's stage seconds)."""
-    env = {**os.environ, "CITAVIAL_CACHE": str(cache)}
+    env = {**os.environ, "CITAVIAL_BUILD_CACHE": str(cache)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run([str(ROOT / ".venv" / "bin" / "citavial"), "build", "--as-of",

@@ -1,0 +1,325 @@
+"""Stage outputs kept between builds, keyed by the hash of their inputs (issue 27).
+
+A stage's output is a function of its inputs (corpus bytes, site_src, the build's code and the
+libraries that compute it, the options). ``Key`` hashes such inputs; ``StageCache`` keeps, per
+stage, the files that stage wrote into the build's staging directory under the key of its
+inputs, so a later build with the same key copies the files instead of computing them.
+
+An entry is plain data, never code: ``<root>/<stage>-<key>.json`` (schema, stage, key, the note
+the stage reported, every file's relative path, size and sha256) and the files' bytes under
+``<root>/blobs/<sha256>`` (content-addressed, shared between entries). A restore parses JSON and
+copies bytes: every field is validated and every blob checked against its sha256, so a corrupt,
+truncated, foreign or tampered entry is a miss (the stage runs again and rewrites it), never an
+error and never code run — a CI cache restored from a stranger's pull request included. Manifests
+are written atomically; a blob is renamed into place whole. One entry per stage is kept:
+committing a key removes that stage's other entries and the blobs no entry names any more (two
+builds at once may cost each other a miss, never a wrong file).
+
+Files are hard links to their blobs when the cache and ``dist/`` share a filesystem (copies
+otherwise): a rebuild with nothing changed costs checking hashes and linking. A file written in
+place afterwards (by a later stage, or in ``dist/`` by hand) changes its blob too: the output is
+what was written, and the next lookup finds the blob's hash wrong, drops it and rebuilds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import time
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path, PurePosixPath
+
+from citavial.build import paths
+from citavial.build.atomic import staged_dir, write_bytes
+
+SCHEMA = "citavial-stage-cache/1"
+STAGES = "stages"   # this module's folder inside the build cache (beside the embeddings)
+BLOBS = "blobs"
+_BUILD_CODE = Path(__file__).resolve().parent   # the whole build package
+# Libraries whose results land in the output (text analysis, embeddings, XML, templates).
+_LIBRARIES = ("numpy", "pystemmer", "tokenizers", "safetensors", "model2vec", "lxml", "jinja2",
+              "markdown-it-py", "rank-bm25")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_NAME = re.compile(r"[a-z][a-z0-9-]*")
+
+
+class Key:
+    """sha256 over labelled inputs; the same inputs in the same order give the same key."""
+
+    def __init__(self, stage: str) -> None:
+        self._h = hashlib.sha256(f"{SCHEMA}\0{stage}\0".encode("utf-8"))
+
+    def text(self, label: str, value: str) -> Key:
+        return self.data(label, value.encode("utf-8"))
+
+    def data(self, label: str, value: bytes) -> Key:
+        self._h.update(f"{label}\0{len(value)}\0".encode("utf-8") + value)
+        return self
+
+    def tree(self, label: str, root: Path) -> Key:
+        """Every file under ``root`` (relative path and bytes); a missing folder hashes as such."""
+        return self.text(label, tree_digest(Path(root)))
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()
+
+
+def tree_digest(root: Path) -> str:
+    if not root.is_dir():
+        return "missing"
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        data = f.read_bytes()
+        h.update(f"{f.relative_to(root).as_posix()}\0{len(data)}\0".encode("utf-8") + data)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """The build package's source and the versions of the libraries it computes with."""
+    h = hashlib.sha256(tree_digest(_BUILD_CODE).encode("ascii"))
+    for lib in _LIBRARIES:
+        try:
+            h.update(f"{lib}={metadata.version(lib)}\0".encode("utf-8"))
+        except metadata.PackageNotFoundError:
+            h.update(f"{lib}=-\0".encode("utf-8"))
+    return h.hexdigest()
+
+
+def inputs_digest(corpus_dir: Path, as_of: date) -> str:
+    """What every stage reads besides site_src and the options: the corpus's bytes (hooks and
+    the bundled embeddings model included), a model folder named by $CITAVIAL_EMBEDDINGS,
+    poppler (it reads RD 818/2009's tables; its binary's size and time stand for its version),
+    the as-of date and the build's code. "" (cache nothing) when $CITAVIAL_EMBEDDINGS names a
+    model by name: its files are not ours to hash."""
+    key = Key("inputs").text("code", code_version()).text("as_of", as_of.isoformat())
+    key.tree("corpus", Path(corpus_dir))
+    model = os.environ.get(paths.EMBEDDINGS_ENV)
+    if model:
+        if not Path(model).expanduser().is_dir():
+            return ""
+        key.tree("model", Path(model).expanduser())
+    tool = shutil.which("pdftotext")
+    stat = Path(tool).stat() if tool else None
+    return key.text("poppler", f"{tool} {stat.st_size} {stat.st_mtime_ns}" if stat else "-"
+                    ).hexdigest()
+
+
+def site_key(inputs: str, site_src: Path, reports_dir: Path, base_url: str,
+             regulation_only: bool) -> str:
+    """The whole site's key: ``inputs_digest`` with site_src, the golden reports (the "Por qué"
+    page's figures) and the options; "" when ``inputs`` is."""
+    if not inputs:
+        return ""
+    return (Key("site").text("inputs", inputs).tree("site_src", Path(site_src))
+            .tree("reports", Path(reports_dir))
+            .text("options", json.dumps([base_url, regulation_only])).hexdigest())
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A stage's cached output: (relative path, size, sha256) per file, and its report note."""
+
+    stage: str
+    key: str
+    files: tuple[tuple[str, int, str], ...]
+    note: str
+
+
+def listing(root: Path) -> dict[str, tuple[int, int]]:
+    """{relative posix path: (size, mtime_ns)} of every file under ``root``."""
+    out: dict[str, tuple[int, int]] = {}
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            st = os.stat(os.path.join(folder, name))
+            out[Path(folder, name).relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def written(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+    """The files of ``after`` that are new or changed since ``before`` (two ``listing``s)."""
+    return sorted(rel for rel, st in after.items() if before.get(rel) != st)
+
+
+def _safe_rel(rel: object) -> bool:
+    """A relative path that stays inside the folder it is restored into."""
+    if not isinstance(rel, str) or not rel or "\\" in rel or "\0" in rel:
+        return False
+    path = PurePosixPath(rel)
+    return not path.is_absolute() and all(p not in ("", ".", "..") for p in path.parts) \
+        and str(path) == rel
+
+
+def _parse(raw: bytes, stage: str, key: str) -> Entry | None:
+    """The entry a manifest describes, or None when it is not one of ours for this key."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError:   # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("stage") != stage \
+            or data.get("key") != key or not isinstance(data.get("note"), str) \
+            or not isinstance(data.get("files"), list):
+        return None
+    files = []
+    for item in data["files"]:
+        if not (isinstance(item, list) and len(item) == 3 and _safe_rel(item[0])
+                and type(item[1]) is int and item[1] >= 0
+                and isinstance(item[2], str) and _HEX64.fullmatch(item[2])):
+            return None
+        files.append((item[0], item[1], item[2]))
+    if len({f[0] for f in files}) != len(files):
+        return None
+    return Entry(stage, key, tuple(files), data["note"])
+
+
+class StageCache:
+    """The stage cache in ``<build cache>/stages``, or nothing at all when ``build_cache`` is
+    None (``--no-cache``: every method is then a no-op that reads and writes nothing)."""
+
+    def __init__(self, build_cache: Path | None) -> None:
+        self.root = None if build_cache is None else Path(build_cache) / STAGES
+
+    def _manifest(self, stage: str, key: str) -> Path:
+        assert self.root is not None and _NAME.fullmatch(stage) and _HEX64.fullmatch(key)
+        return self.root / f"{stage}-{key}.json"
+
+    def lookup(self, stage: str, key: str) -> tuple[Entry, list[Path]] | None:
+        """``stage``'s entry for ``key`` with its blobs, each checked against its size and
+        sha256; None on a miss (no entry, or one that fails a check: a bad blob is removed, so
+        the next build writes it again)."""
+        if self.root is None or not key:
+            return None
+        try:
+            entry = _parse(self._manifest(stage, key).read_bytes(), stage, key)
+            if entry is None:
+                return None
+            blobs = [self._blob(size, sha) for _rel, size, sha in entry.files]
+        except OSError:
+            return None
+        good = [b for b in blobs if b is not None]
+        return (entry, good) if len(good) == len(blobs) else None
+
+    def _blob(self, size: int, sha: str) -> Path | None:
+        assert self.root is not None
+        path = self.root / BLOBS / sha
+        if path.is_symlink() or not path.is_file():
+            return None
+        with open(path, "rb") as fh:
+            ok = os.fstat(fh.fileno()).st_size == size \
+                and hashlib.file_digest(fh, "sha256").hexdigest() == sha
+        if not ok:
+            path.unlink(missing_ok=True)
+        return path if ok else None
+
+    def restore(self, stage: str, key: str, dest: Path) -> Entry | None:
+        """Put ``stage``'s files for ``key`` into ``dest`` (None on a miss: nothing written)."""
+        found = self.lookup(stage, key)
+        return None if found is None else unpack(found, dest)
+
+    def stash(self, src: Path, files: list[str]) -> list[list]:
+        """Put ``files``' bytes (relative to ``src``) into the blob store; return what
+        ``commit`` names them by. Nothing is written when the cache is off."""
+        items: list[list] = []
+        if self.root is None:
+            return items
+        (self.root / BLOBS).mkdir(parents=True, exist_ok=True)
+        for rel in sorted(files):
+            path = Path(src) / rel
+            with open(path, "rb") as fh:
+                sha = hashlib.file_digest(fh, "sha256").hexdigest()
+                size = os.fstat(fh.fileno()).st_size
+            blob = self.root / BLOBS / sha
+            if not (blob.is_file() and blob.stat().st_size == size):
+                _put(path, blob)
+            items.append([rel, size, sha])
+        return items
+
+    def commit(self, items: list[list], stage: str, key: str, note: str = "") -> None:
+        """Write ``stage``'s manifest for ``key`` (atomically), then drop its other entries and
+        the blobs no manifest names."""
+        if self.root is None or not key:
+            return
+        manifest = self._manifest(stage, key)
+        write_bytes(manifest, json.dumps(
+            {"schema": SCHEMA, "stage": stage, "key": key, "note": note, "files": items},
+            ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        for old in self.root.glob(f"{stage}-*.json"):
+            if old != manifest:
+                old.unlink(missing_ok=True)
+        self._collect_garbage()
+
+    def store(self, stage: str, key: str, src: Path, files: list[str], note: str = "") -> None:
+        self.commit(self.stash(src, files), stage, key, note)
+
+    def _collect_garbage(self) -> None:
+        assert self.root is not None
+        named: set[str] = set()
+        for path in self.root.glob("*-*.json"):
+            try:
+                named.update(f[2] for f in json.loads(path.read_bytes())["files"])
+            except (OSError, ValueError, KeyError, TypeError, IndexError):
+                continue
+        for blob in (self.root / BLOBS).iterdir():
+            if blob.name not in named:
+                blob.unlink(missing_ok=True)
+
+
+def _put(path: Path, blob: Path) -> None:
+    """``path``'s bytes as ``blob``, renamed into place whole (a cache needs no fsync: a torn
+    blob fails its sha256 and is written again)."""
+    tmp = blob.parent / f".{blob.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        _link_or_copy(path, tmp)
+        os.replace(tmp, blob)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:   # another filesystem (or one without hard links): copy
+        shutil.copyfile(src, dst)
+
+
+def unpack(found: tuple[Entry, list[Path]], dest: Path) -> Entry:
+    """Put a ``StageCache.lookup``'s files into ``dest`` (a staging directory)."""
+    entry, blobs = found
+    for (rel, _size, _sha), blob in zip(entry.files, blobs, strict=True):
+        target = Path(dest) / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _link_or_copy(blob, target)
+    return entry
+
+
+def site_entry(build_cache: Path | None, corpus_dir: Path, site_src: Path, reports_dir: Path,
+               as_of: date, base_url: str, regulation_only: bool) -> tuple[StageCache, str, str]:
+    """(the stage cache, ``inputs_digest``, ``site_key``): "" digests when the cache is off."""
+    cache = StageCache(build_cache)
+    inputs = "" if cache.root is None else inputs_digest(Path(corpus_dir), as_of)
+    return cache, inputs, site_key(inputs, site_src, reports_dir, base_url, regulation_only)
+
+
+def restore_site(cache: StageCache, key: str, as_of: date, out_dir: Path,
+                 started: tuple[float, float]) -> str | None:
+    """Swap the cached site of ``key`` into ``out_dir`` (every input unchanged since it was
+    built); its report line, or None on a miss (then nothing was written). Light on imports:
+    `citavial build` calls it before it loads the pipeline (~0.5 s of imports).
+    ``started``: the build's (perf_counter, process_time) at its start."""
+    found = cache.lookup("site", key)
+    if found is None:
+        return None
+    with staged_dir(Path(out_dir)) as stage:
+        entry = unpack(found, stage)
+    t, c = time.perf_counter() - started[0], time.process_time() - started[1]
+    return (f"built {entry.note} as of {as_of.isoformat()} into {out_dir} from the build cache "
+            f"(inputs unchanged: {len(entry.files)} files restored; publish {t:.2f} s; "
+            f"total {t:.2f} s, CPU {c:.2f} s)")

@@ -1,0 +1,269 @@
+"""The stage cache (build/stagecache.py, issue 27): the site and the index stage kept by the hash
+of their inputs, as plain data validated on load; a cached build writes the very bytes of an
+uncached one."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from support import AS_OF, CORPUS, SITE_SRC, tree_hash
+
+from citavial.build import paths, stagecache
+from citavial.build.stagecache import BLOBS, Key, StageCache, listing, written
+
+FILES = {"index.html": b"<p>hola</p>\n", "index/manifest.json": b"{}\n", "empty.txt": b"",
+         "a/b/c.js": b"x" * 5000}
+KEY = Key("test").text("input", "one").hexdigest()
+
+
+@pytest.fixture
+def src(tmp_path):
+    root = tmp_path / "src"
+    for rel, data in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return root
+
+
+@pytest.fixture
+def stored(tmp_path, src):
+    cache = StageCache(tmp_path / "cache")
+    cache.store("site", KEY, src, sorted(FILES), note="4 files")
+    return cache
+
+
+def test_stored_files_come_back_byte_for_byte(tmp_path, stored, src):
+    entry = stored.restore("site", KEY, tmp_path / "out")
+    assert entry is not None and entry.note == "4 files"
+    assert tree_hash(tmp_path / "out") == tree_hash(src)
+
+
+def test_an_entry_is_json_and_content_addressed_blobs(stored):
+    assert stored.root is not None
+    (manifest,) = stored.root.glob("site-*.json")
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    assert data["schema"] == stagecache.SCHEMA and data["key"] == KEY
+    assert sorted(p.name for p in (stored.root / BLOBS).iterdir()) == sorted(
+        f[2] for f in data["files"])
+
+
+@pytest.mark.parametrize("inputs", [
+    pytest.param(("input", "two"), id="another-value"),
+    pytest.param(("other", "one"), id="another-label"),
+])
+def test_other_inputs_are_another_key(inputs):
+    assert Key("test").text(*inputs).hexdigest() != KEY
+
+
+def test_a_missing_entry_is_a_miss(tmp_path):
+    assert StageCache(tmp_path / "cache").restore("site", KEY, tmp_path / "out") is None
+    assert not (tmp_path / "out").exists()
+
+
+def _manifest(cache: StageCache):
+    assert cache.root is not None
+    (path,) = cache.root.glob("site-*.json")
+    return path, json.loads(path.read_text(encoding="utf-8"))
+
+
+def _rewrite(cache: StageCache, change) -> None:
+    path, data = _manifest(cache)
+    path.write_text(json.dumps(change(data)), encoding="utf-8")
+
+
+def _first_file(data: dict, field: int, value) -> dict:
+    data["files"][0][field] = value
+    return data
+
+
+BAD_MANIFESTS = [
+    pytest.param(lambda d: {**d, "schema": "citavial-stage-cache/0"}, id="other-schema"),
+    pytest.param(lambda d: {**d, "key": "0" * 64}, id="another-keys-entry"),
+    pytest.param(lambda d: {**d, "stage": "index"}, id="another-stages-entry"),
+    pytest.param(lambda d: {**d, "note": 3}, id="note-not-text"),
+    pytest.param(lambda d: {**d, "files": {}}, id="files-not-a-list"),
+    pytest.param(lambda d: _first_file(d, 0, "../escape.html"), id="path-climbs-out"),
+    pytest.param(lambda d: _first_file(d, 0, "/etc/passwd"), id="absolute-path"),
+    pytest.param(lambda d: _first_file(d, 0, "a//b.html"), id="unnormalised-path"),
+    pytest.param(lambda d: _first_file(d, 1, -1), id="negative-size"),
+    pytest.param(lambda d: _first_file(d, 1, True), id="size-not-an-int"),
+    pytest.param(lambda d: _first_file(d, 2, "../../x"), id="blob-name-not-a-sha256"),
+    pytest.param(lambda d: _first_file(d, 2, "f" * 64), id="blob-absent"),
+    pytest.param(lambda d: {**d, "files": d["files"] + d["files"][:1]}, id="duplicate-path"),
+    pytest.param(lambda d: [d], id="not-an-object"),
+]
+
+
+@pytest.mark.parametrize("change", BAD_MANIFESTS)
+def test_a_foreign_or_corrupt_manifest_is_a_miss(tmp_path, stored, change):
+    _rewrite(stored, change)
+    assert stored.restore("site", KEY, tmp_path / "out") is None
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("content", [
+    pytest.param(b"", id="empty"),
+    pytest.param(b'{"schema": "citavial-stage-cache/1", "files": [', id="truncated-json"),
+    pytest.param(b"\x80\x04\x95 pickle-like bytes", id="binary"),
+])
+def test_an_unreadable_manifest_is_a_miss(tmp_path, stored, content):
+    path, _ = _manifest(stored)
+    path.write_bytes(content)
+    assert stored.restore("site", KEY, tmp_path / "out") is None
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param(lambda b: b"y" + b[1:], id="same-size-other-bytes"),
+    pytest.param(lambda b: b[:-1], id="truncated"),
+])
+def test_a_damaged_blob_is_a_miss_and_is_dropped(tmp_path, stored, damage):
+    _, data = _manifest(stored)
+    sha = next(f[2] for f in data["files"] if f[0] == "a/b/c.js")
+    blob = stored.root / BLOBS / sha
+    blob.write_bytes(damage(blob.read_bytes()))
+    assert stored.restore("site", KEY, tmp_path / "out") is None
+    assert not blob.exists()   # the next build writes it again
+    stored.store("site", KEY, tmp_path / "src", sorted(FILES))
+    assert stored.restore("site", KEY, tmp_path / "out") is not None
+
+
+def test_a_new_key_replaces_the_stages_entry_and_its_blobs(tmp_path, stored, src):
+    (src / "index.html").write_bytes(b"<p>adios</p>\n")
+    other = Key("test").text("input", "two").hexdigest()
+    stored.store("site", other, src, sorted(FILES))
+    assert [p.name for p in stored.root.glob("site-*.json")] == [f"site-{other}.json"]
+    assert stored.restore("site", KEY, tmp_path / "old") is None
+    assert len(list((stored.root / BLOBS).iterdir())) == len(FILES)
+
+
+def test_no_cache_reads_and_writes_nothing(tmp_path, src):
+    off = StageCache(None)
+    assert off.stash(src, sorted(FILES)) == []
+    off.commit([], "site", KEY)
+    assert off.restore("site", KEY, tmp_path / "out") is None
+    _off, inputs, key = stagecache.site_entry(None, CORPUS, SITE_SRC, paths.REPORTS, AS_OF, "",
+                                              False)
+    assert (inputs, key) == ("", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
+def test_written_lists_new_and_changed_files(src):
+    before = listing(src)
+    (src / "index.html").write_bytes(b"<p>otro contenido</p>\n")
+    (src / "new.txt").write_bytes(b"n")
+    assert written(before, listing(src)) == ["index.html", "new.txt"]
+
+
+@pytest.mark.parametrize("edit", [
+    pytest.param(lambda s, c: (s / "templates" / "base.html").write_text(
+        (s / "templates" / "base.html").read_text(encoding="utf-8") + " "), id="template"),
+    pytest.param(lambda s, c: (s / "content" / "nueva.md").write_text("x"), id="new-guide"),
+    pytest.param(lambda s, c: (c / "hooks" / "extra.txt").write_text("x"), id="corpus-file"),
+])
+def test_the_site_key_follows_every_input(tmp_path, edit):
+    site, corpus = tmp_path / "site_src", tmp_path / "corpus"
+    shutil.copytree(SITE_SRC, site)
+    shutil.copytree(CORPUS, corpus)
+    key = lambda: stagecache.site_entry(tmp_path / "cache", corpus, site, paths.REPORTS,
+                                        AS_OF, "", False)[2]
+    before = key()
+    assert before == key()
+    edit(site, corpus)
+    assert key() != before
+
+
+def test_the_site_key_follows_the_options(tmp_path):
+    keys = {stagecache.site_entry(tmp_path, CORPUS, SITE_SRC, paths.REPORTS, as_of, url,
+                                  only)[2]
+            for as_of, url, only in [(AS_OF, "", False), (AS_OF, "https://a.example/", False),
+                                     (AS_OF, "", True), (AS_OF.replace(day=1), "", False)]}
+    assert len(keys) == 4
+
+
+def _cli_build(tmp_path, monkeypatch, *extra):
+    """`citavial build` with the pipeline replaced by a stub that writes one marker page."""
+    import citavial.build.pipeline as pipeline
+    from citavial.worker.cli import main
+    calls = []
+
+    def fake_build(**kw):
+        calls.append(kw)
+        (kw["out_dir"]).mkdir(parents=True, exist_ok=True)
+        (kw["out_dir"] / "index.html").write_text("built")
+        return "built"
+
+    monkeypatch.setattr(pipeline, "build_site", fake_build)
+    assert main(["build", "--as-of", AS_OF.isoformat(), "--out", str(tmp_path / "dist"),
+                 *extra]) == 0
+    return calls
+
+
+def _poison(tmp_path) -> None:
+    """A valid cache entry for the committed inputs whose site is one page, "cached"."""
+    cache, _inputs, key = stagecache.site_entry(paths.build_cache_root(), CORPUS, SITE_SRC,
+                                                paths.REPORTS, AS_OF, "", False)
+    page = tmp_path / "poison"
+    page.mkdir()
+    (page / "index.html").write_text("cached")
+    cache.store("site", key, page, ["index.html"], note="1 page")
+
+
+def test_cli_swaps_in_the_cached_site_without_the_pipeline(tmp_path, monkeypatch):
+    _poison(tmp_path)
+    assert _cli_build(tmp_path, monkeypatch) == []
+    assert (tmp_path / "dist" / "index.html").read_text() == "cached"
+
+
+def test_cli_no_cache_reads_and_writes_no_cache(tmp_path, monkeypatch):
+    _poison(tmp_path)
+    before = tree_hash(paths.build_cache_root())
+    calls = _cli_build(tmp_path, monkeypatch, "--no-cache")
+    assert [c["cache_dir"] for c in calls] == [None]
+    assert (tmp_path / "dist" / "index.html").read_text() == "built"
+    assert tree_hash(paths.build_cache_root()) == before
+
+
+def test_cli_builds_when_the_cached_entry_is_corrupt(tmp_path, monkeypatch):
+    _poison(tmp_path)
+    for manifest in (paths.build_cache_root() / stagecache.STAGES).glob("site-*.json"):
+        manifest.write_bytes(manifest.read_bytes()[:-2])
+    calls = _cli_build(tmp_path, monkeypatch)
+    assert [c["cache_dir"] for c in calls] == [paths.build_cache_root()]
+    assert (tmp_path / "dist" / "index.html").read_text() == "built"
+
+
+def test_the_tests_never_use_the_users_cache():
+    assert paths.build_cache_root() != paths.cache_root() / "build"
+
+
+def _edit_guide(site) -> None:
+    guide = sorted(p for p in (site / "content").glob("*.md") if p.name != "README.md")[0]
+    guide.write_text(guide.read_text(encoding="utf-8") + "\nConviene repasar esta guía.\n",
+                     encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, tmp_path):
+    """THE test build (no cache) against: a build that fills the cache, a build served whole
+    from it, and — after one guide edit — a build that copies the index from it, against an
+    uncached build of the edited sources."""
+    from citavial.build.pipeline import build_site
+    cache = tmp_path / "cache"
+    build = lambda out, site, cache_dir: build_site(corpus_dir=CORPUS, out_dir=tmp_path / out,
+                                                    as_of=AS_OF, site_src=site,
+                                                    cache_dir=cache_dir)
+    assert "from the build cache" not in build("cold", SITE_SRC, cache)
+    assert tree_hash(tmp_path / "cold") == tree_hash(built_site)
+    assert re.search(r"from the build cache \(inputs unchanged", build("warm", SITE_SRC, cache))
+    assert tree_hash(tmp_path / "warm") == tree_hash(built_site)
+    site = tmp_path / "site_src"
+    shutil.copytree(SITE_SRC, site)
+    _edit_guide(site)
+    edited = build("edit", site, cache)
+    assert "(from the build cache);" in edited and "inputs unchanged" not in edited
+    build("edit-uncached", site, None)
+    assert tree_hash(tmp_path / "edit") == tree_hash(tmp_path / "edit-uncached")
+    assert tree_hash(tmp_path / "edit") != tree_hash(built_site)
