@@ -23,7 +23,7 @@ from citavial.build.corpus.images import DIR as IMAGES_DIR
 from citavial.build.corpus.images import local_images
 from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.errors import BuildErrors
-from citavial.build.gate.deeplinks import write_page_links
+from citavial.build.gate.linkcache import Links
 from citavial.build.gate.verify import (
     Pages,
     build_allowlist,
@@ -128,13 +128,14 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     hash of their inputs: build/stagecache.py; the index's embeddings:
     build/index/make/analysis.py); None caches nothing. The output is the same bytes either way."""
     t0, c0 = time.perf_counter(), time.process_time()
-    site_src = Path(site_src)
-    base_url = normalize_base_url(base_url)
-    cache, inputs, site_key = site_entry(cache_dir, Path(corpus_dir), site_src, Path(reports_dir),
-                                         as_of, base_url, regulation_only)
+    cache, inputs, site_key = site_entry(cache_dir, Path(corpus_dir), Path(site_src),
+                                         Path(reports_dir), as_of, normalize_base_url(base_url),
+                                         regulation_only)
     restored = restore_site(cache, site_key, as_of, Path(out_dir), (t0, c0))
     if restored is not None:
         return restored
+    site_src = Path(site_src)
+    base_url = normalize_base_url(base_url)
     reg = load_regulation(corpus_dir, as_of)
     others = tuple(load_norms(Path(corpus_dir), as_of, cache_dir).values())
     guides = [] if regulation_only else read_guides(site_src / "content")
@@ -156,15 +157,20 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             pages += render_norm(other, site_src, stage, base_url=base_url, images=images)
         t2 = time.perf_counter()
         site_pages = Pages(stage)   # each page read once, for the gate and the row links
+        proven = Links(cache, inputs, stage)   # the deep links, unless the pages are unchanged
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only,
-                                       others=others, pages=site_pages)
+                                       others=others, pages=site_pages,
+                                       with_allowlist=proven.allowlist is None)
         except BuildErrors as exc:
             raise BuildErrors(name_questions(exc.errors + findings, bank)) from None
         if findings:
             raise BuildErrors(name_questions(findings, bank))
-        for other in others:
-            allowlist += build_allowlist(other, site_pages, other.source.html_url)
+        if proven.allowlist is None:
+            for other in others:
+                allowlist += build_allowlist(other, site_pages, other.source.html_url)
+        else:
+            allowlist = proven.allowlist
         t3 = time.perf_counter()
         links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
         gate = gate_counts(checks, allowlist)
@@ -186,8 +192,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         renames = Path(corpus_dir) / RENAMES_FILE
         if renames.is_file():   # `citavial mcp` reads only dist/
             write_staged_bytes(stage / RENAMES_FILE, renames.read_bytes())
-        for norm_reg in (reg, *others):
-            write_page_links(norm_reg, stage, allowlist, site_pages)
+        proven.write((reg, *others), allowlist, site_pages)
         # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
         rgc = [e for e in allowlist if e.norm == NORM]
         signs_page = _signs_page(texto, rgc)

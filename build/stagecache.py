@@ -290,13 +290,21 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
-def unpack(found: tuple[Entry, list[Path]], dest: Path) -> Entry:
-    """Put a ``StageCache.lookup``'s files into ``dest`` (a staging directory)."""
+def unpack(found: tuple[Entry, list[Path]], dest: Path) -> Entry | None:
+    """Put a ``StageCache.lookup``'s files into ``dest`` (a staging directory). None when a blob
+    went away meanwhile (another build's clean-up): a miss, and the files put so far are gone."""
     entry, blobs = found
-    for (rel, _size, _sha), blob in zip(entry.files, blobs, strict=True):
-        target = Path(dest) / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _link_or_copy(blob, target)
+    done: list[Path] = []
+    try:
+        for (rel, _size, _sha), blob in zip(entry.files, blobs, strict=True):
+            target = Path(dest) / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _link_or_copy(blob, target)
+            done.append(target)
+    except OSError:
+        for target in done:
+            target.unlink(missing_ok=True)
+        return None
     return entry
 
 
@@ -308,6 +316,10 @@ def site_entry(build_cache: Path | None, corpus_dir: Path, site_src: Path, repor
     return cache, inputs, site_key(inputs, site_src, reports_dir, base_url, regulation_only)
 
 
+class _Gone(Exception):
+    """A cached file went away between its check and its link."""
+
+
 def restore_site(cache: StageCache, key: str, as_of: date, out_dir: Path,
                  started: tuple[float, float]) -> str | None:
     """Swap the cached site of ``key`` into ``out_dir`` (every input unchanged since it was
@@ -317,8 +329,13 @@ def restore_site(cache: StageCache, key: str, as_of: date, out_dir: Path,
     found = cache.lookup("site", key)
     if found is None:
         return None
-    with staged_dir(Path(out_dir)) as stage:
-        entry = unpack(found, stage)
+    try:
+        with staged_dir(Path(out_dir)) as stage:
+            entry = unpack(found, stage)
+            if entry is None:
+                raise _Gone
+    except _Gone:   # the stage is removed, out_dir untouched
+        return None
     t, c = time.perf_counter() - started[0], time.process_time() - started[1]
     return (f"built {entry.note} as of {as_of.isoformat()} into {out_dir} from the build cache "
             f"(inputs unchanged: {len(entry.files)} files restored; publish {t:.2f} s; "

@@ -248,8 +248,8 @@ def _edit_guide(site) -> None:
 @pytest.mark.slow
 def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, tmp_path):
     """THE test build (no cache) against: a build that fills the cache, a build served whole
-    from it, and — after one guide edit — a build that copies the index from it, against an
-    uncached build of the edited sources."""
+    from it, and — after one guide edit — a build that copies the index and the deep links
+    from it, against an uncached build of the edited sources."""
     from citavial.build.pipeline import build_site
     cache = tmp_path / "cache"
     build = lambda out, site, cache_dir: build_site(corpus_dir=CORPUS, out_dir=tmp_path / out,
@@ -262,8 +262,44 @@ def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, tmp_path)
     site = tmp_path / "site_src"
     shutil.copytree(SITE_SRC, site)
     _edit_guide(site)
+    proven = sorted((cache / stagecache.STAGES).glob("links-*.json"))
     edited = build("edit", site, cache)
     assert "(from the build cache);" in edited and "inputs unchanged" not in edited
+    assert sorted((cache / stagecache.STAGES).glob("links-*.json")) == proven   # a hit
     build("edit-uncached", site, None)
     assert tree_hash(tmp_path / "edit") == tree_hash(tmp_path / "edit-uncached")
     assert tree_hash(tmp_path / "edit") != tree_hash(built_site)
+
+
+def test_a_blob_gone_while_restoring_is_a_miss_with_nothing_left(tmp_path, stored):
+    found = stored.lookup("site", KEY)
+    assert found is not None
+    found[1][-1].unlink()   # another build's clean-up, between the check and the link
+    assert stagecache.unpack(found, tmp_path / "out") is None
+    assert [p for p in (tmp_path / "out").rglob("*") if p.is_file()] == []
+
+
+def _entry_dict(**change):
+    from citavial.build.models import AllowlistEntry
+    names = [f for f in AllowlistEntry.__dataclass_fields__]
+    return {**{n: f"v-{n}" for n in names}, **change}
+
+
+@pytest.mark.parametrize("note, ok", [
+    pytest.param(json.dumps([_entry_dict()]), True, id="one-entry"),
+    pytest.param("[]", True, id="no-entries"),
+    pytest.param("", False, id="empty"),
+    pytest.param("{}", False, id="not-a-list"),
+    pytest.param(json.dumps([_entry_dict(url=3)]), False, id="value-not-text"),
+    pytest.param(json.dumps([{**_entry_dict(), "extra": "x"}]), False, id="extra-field"),
+    pytest.param(json.dumps([{k: v for k, v in _entry_dict().items() if k != "url"}]), False,
+                 id="missing-field"),
+    pytest.param(json.dumps([dict(reversed(_entry_dict().items()))]), False,
+                 id="fields-out-of-order"),
+])
+def test_cached_allowlist_is_checked_field_by_field(note, ok):
+    from citavial.build.gate.linkcache import entries_from_note
+    got = entries_from_note(note)
+    assert (got is not None) == ok
+    if ok and got:
+        assert got[0].__dict__ == _entry_dict()

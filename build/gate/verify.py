@@ -306,14 +306,16 @@ def regulation_for(ref: str, reg: Regulation, others: tuple[Regulation, ...] = (
 def verify(reg: Regulation, site_dir: Path, citations: list[Citation],
            allow_empty: bool = False,
            others: tuple[Regulation, ...] = (),
-           pages: Pages | None = None) -> tuple[list[QuoteCheck], list[AllowlistEntry]]:
+           pages: Pages | None = None,
+           with_allowlist: bool = True) -> tuple[list[QuoteCheck], list[AllowlistEntry]]:
     """Run the gate over ``citations`` on the staged site; raise BuildErrors listing every
     failure. A citation of another norm (``others``: the Ley, the RGV, the RGC) is judged on
     that norm's pages by the same rules. A run that checked zero quotes is itself an error —
     the gate never passes silently — unless the caller explicitly built the regulation alone
     (``allow_empty``). The allowlist returned is ``reg``'s. ``pages``: the site's pages already
     read (the build reads each page once for every stage that judges it); by default they are
-    read from ``site_dir``."""
+    read from ``site_dir``. ``with_allowlist=False``: the caller has it already (the build
+    cache: gate/linkcache.py), and [] is returned in its place."""
     pages = Pages(site_dir) if pages is None else pages
     checks = [check_quote(regulation_for(c.ref, reg, others), pages, c) for c in citations]
     failures: list[BuildError] = [
@@ -327,4 +329,4 @@ def verify(reg: Regulation, site_dir: Path, citations: list[Citation],
                                    "a build must verify at least one quote; restore the guides"))
     if failures:
         raise BuildErrors(failures)
-    return checks, build_allowlist(reg, pages, reg.source.html_url)
+    return checks, build_allowlist(reg, pages, reg.source.html_url) if with_allowlist else []
