@@ -52,6 +52,7 @@ from citavial.build.render.pages import (
 )
 from citavial.build.render.signpage import catalogue, groups, sign_entries, signs_json
 from citavial.build.stagecache import Key, StageCache, listing, restore_site, site_entry, written
+from citavial.build.web.gzcache import GzipMemo
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
 
@@ -208,7 +209,9 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                                 sign_entries(signs_page.context["groups"]), cache_dir,
                                 (cache, inputs))
         t4b = time.perf_counter()
-        web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of))
+        packed = GzipMemo(cache)
+        web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed)
+        packed.save()
         write_json(stage / "web-report.json", web)
         stashed = cache.stash(stage, sorted(listing(stage)) if site_key else [])
     t5, c5 = time.perf_counter(), time.process_time()

@@ -241,6 +241,22 @@ class StageCache:
             items.append([rel, size, sha])
         return items
 
+    def stash_data(self, named: dict[str, bytes]) -> list[list]:
+        """``stash`` for values held in memory: {relative path: bytes}."""
+        items: list[list] = []
+        if self.root is None:
+            return items
+        (self.root / BLOBS).mkdir(parents=True, exist_ok=True)
+        for rel, data in sorted(named.items()):
+            sha = hashlib.sha256(data).hexdigest()
+            blob = self.root / BLOBS / sha
+            if not (blob.is_file() and blob.stat().st_size == len(data)):
+                tmp = _tmp_name(blob)
+                tmp.write_bytes(data)
+                os.replace(tmp, blob)
+            items.append([rel, len(data), sha])
+        return items
+
     def commit(self, items: list[list], stage: str, key: str, note: str = "") -> None:
         """Write ``stage``'s manifest for ``key`` (atomically), then drop its other entries and
         the blobs no manifest names."""
@@ -274,13 +290,17 @@ class StageCache:
 def _put(path: Path, blob: Path) -> None:
     """``path``'s bytes as ``blob``, renamed into place whole (a cache needs no fsync: a torn
     blob fails its sha256 and is written again)."""
-    tmp = blob.parent / f".{blob.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    tmp = _tmp_name(blob)
     try:
         _link_or_copy(path, tmp)
         os.replace(tmp, blob)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _tmp_name(blob: Path) -> Path:
+    return blob.parent / f".{blob.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:

@@ -4,6 +4,7 @@ uncached one."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -303,3 +304,46 @@ def test_cached_allowlist_is_checked_field_by_field(note, ok):
     assert (got is not None) == ok
     if ok and got:
         assert got[0].__dict__ == _entry_dict()
+
+
+def _gzip_filled(tmp_path):
+    from citavial.build.web.assets import gzip_all
+    from citavial.build.web.gzcache import GzipMemo
+    datas = [b"<p>hola</p>" * 50, b"uno dos tres " * 80]
+    first = GzipMemo(StageCache(tmp_path))
+    expected = gzip_all(datas, first)
+    first.save()
+    return datas, expected
+
+
+def test_gzip_results_come_back_from_the_cache(tmp_path):
+    from citavial.build.web.assets import gzip_all
+    from citavial.build.web.gzcache import GzipMemo
+    datas, expected = _gzip_filled(tmp_path)
+    again = GzipMemo(StageCache(tmp_path))
+    assert gzip_all(datas, again) == expected and again.reused == len(datas)
+
+
+def test_a_gzip_result_that_is_not_its_content_is_not_used(tmp_path):
+    """A manifest and blob that check out, but whose bytes unpack to something else."""
+    import gzip as gz
+
+    from citavial.build.web.assets import gzip_all
+    from citavial.build.web.gzcache import STAGE, GzipMemo
+    datas, expected = _gzip_filled(tmp_path)
+    memo = GzipMemo(StageCache(tmp_path))
+    cache = StageCache(tmp_path)
+    named = {f"{hashlib.sha256(d).hexdigest()}.gz": gz.compress(b"otra cosa")
+             for d in datas}
+    cache.commit(cache.stash_data(named), STAGE, memo.key)
+    again = GzipMemo(StageCache(tmp_path))
+    assert gzip_all(datas, again) == expected and again.reused == 0
+
+
+def test_gzip_memo_without_a_cache_writes_nothing(tmp_path):
+    from citavial.build.web.assets import gzip_all
+    from citavial.build.web.gzcache import GzipMemo
+    memo = GzipMemo(StageCache(None))
+    gzip_all([b"x" * 100], memo)
+    memo.save()
+    assert list(tmp_path.iterdir()) == []

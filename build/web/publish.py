@@ -11,8 +11,9 @@ from citavial.build.web import assets, icons, inline, pwa, share
 
 
 def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
-            as_of_text: str) -> tuple[str, dict]:
-    """Check, bundle, hash, describe and precompress the staged site; (report, figures)."""
+            as_of_text: str, packed: dict[bytes, bytes] | None = None) -> tuple[str, dict]:
+    """Check, bundle, hash, describe and precompress the staged site; (report, figures).
+    ``packed``: gzip results already known (gzcache.GzipMemo), filled with this build's."""
     stage, site_src = Path(stage), Path(site_src)
     n_pages = inline.check_pages(stage)
     icons.write_icons(site_src / "pwa" / "icon.txt", stage)
@@ -27,7 +28,7 @@ def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
         share.write_sitemap(stage, base_url, lastmod)
     share.write_robots(stage, base_url)
     pwa.write_manifest(stage, as_of_text)
-    packed: dict[bytes, bytes] = {}   # each file gzipped once, for the precache and its .gz
+    packed = {} if packed is None else packed   # each file gzipped once: precache and .gz
     pre = pwa.write_service_worker(stage, site_src, reg, as_of_text, packed)
     n_gz, saved = assets.precompress(stage, packed)
     figures = {"pages_checked": n_pages, "hashed_assets": len(renamed),
