@@ -29,6 +29,7 @@ import os
 import re
 import secrets
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from datetime import date
@@ -226,36 +227,40 @@ class StageCache:
     def stash(self, src: Path, files: list[str]) -> list[list]:
         """Put ``files``' bytes (relative to ``src``) into the blob store; return what
         ``commit`` names them by. Nothing is written when the cache is off."""
-        items: list[list] = []
-        if self.root is None:
-            return items
-        (self.root / BLOBS).mkdir(parents=True, exist_ok=True)
-        for rel in sorted(files):
-            path = Path(src) / rel
-            with open(path, "rb") as fh:
-                sha = hashlib.file_digest(fh, "sha256").hexdigest()
-                size = os.fstat(fh.fileno()).st_size
-            blob = self.root / BLOBS / sha
-            if not (blob.is_file() and blob.stat().st_size == size):
-                _put(path, blob)
-            items.append([rel, size, sha])
-        return items
+        return self._stash({rel: Path(src) / rel for rel in files})
 
     def stash_data(self, named: dict[str, bytes]) -> list[list]:
         """``stash`` for values held in memory: {relative path: bytes}."""
+        return self._stash(dict(named))
+
+    def _stash(self, sources: dict[str, Path | bytes]) -> list[list]:
         items: list[list] = []
         if self.root is None:
             return items
-        (self.root / BLOBS).mkdir(parents=True, exist_ok=True)
-        for rel, data in sorted(named.items()):
-            sha = hashlib.sha256(data).hexdigest()
-            blob = self.root / BLOBS / sha
-            if not (blob.is_file() and blob.stat().st_size == len(data)):
-                tmp = _tmp_name(blob)
-                tmp.write_bytes(data)
-                os.replace(tmp, blob)
-            items.append([rel, len(data), sha])
+        try:
+            (self.root / BLOBS).mkdir(parents=True, exist_ok=True)
+            for rel, source in sorted(sources.items()):
+                if isinstance(source, bytes):
+                    sha, size = hashlib.sha256(source).hexdigest(), len(source)
+                else:
+                    with open(source, "rb") as fh:
+                        sha = hashlib.file_digest(fh, "sha256").hexdigest()
+                        size = os.fstat(fh.fileno()).st_size
+                blob = self.root / BLOBS / sha
+                if not (blob.is_file() and blob.stat().st_size == size):
+                    _put(source, blob)
+                items.append([rel, size, sha])
+        except OSError as err:
+            self._give_up(err)
+            return []
         return items
+
+    def _give_up(self, err: OSError) -> None:
+        """A cache that cannot be written never fails the build: it is off from here on."""
+        print(f"citavial build: warning: the build cache {self.root} cannot be written "
+              f"({err}); building without it (fix: make it writable, or set "
+              f"CITAVIAL_BUILD_CACHE, or pass --no-cache)", file=sys.stderr)
+        self.root = None
 
     def commit(self, items: list[list], stage: str, key: str, note: str = "") -> None:
         """Write ``stage``'s manifest for ``key`` (atomically), then drop its other entries and
@@ -263,13 +268,16 @@ class StageCache:
         if self.root is None or not key:
             return
         manifest = self._manifest(stage, key)
-        write_bytes(manifest, json.dumps(
-            {"schema": SCHEMA, "stage": stage, "key": key, "note": note, "files": items},
-            ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-        for old in self.root.glob(f"{stage}-*.json"):
-            if old != manifest:
-                old.unlink(missing_ok=True)
-        self._collect_garbage()
+        try:
+            write_bytes(manifest, json.dumps(
+                {"schema": SCHEMA, "stage": stage, "key": key, "note": note, "files": items},
+                ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            for old in self.root.glob(f"{stage}-*.json"):
+                if old != manifest:
+                    old.unlink(missing_ok=True)
+            self._collect_garbage()
+        except OSError as err:
+            self._give_up(err)
 
     def store(self, stage: str, key: str, src: Path, files: list[str], note: str = "") -> None:
         self.commit(self.stash(src, files), stage, key, note)
@@ -287,20 +295,19 @@ class StageCache:
                 blob.unlink(missing_ok=True)
 
 
-def _put(path: Path, blob: Path) -> None:
-    """``path``'s bytes as ``blob``, renamed into place whole (a cache needs no fsync: a torn
-    blob fails its sha256 and is written again)."""
-    tmp = _tmp_name(blob)
+def _put(source: Path | bytes, blob: Path) -> None:
+    """``source`` (a file, or bytes) as ``blob``, renamed into place whole (a cache needs no
+    fsync: a torn blob fails its sha256 and is written again)."""
+    tmp = blob.parent / f".{blob.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        _link_or_copy(path, tmp)
+        if isinstance(source, bytes):
+            tmp.write_bytes(source)
+        else:
+            _link_or_copy(source, tmp)
         os.replace(tmp, blob)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-
-
-def _tmp_name(blob: Path) -> Path:
-    return blob.parent / f".{blob.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:

@@ -347,3 +347,11 @@ def test_gzip_memo_without_a_cache_writes_nothing(tmp_path):
     gzip_all([b"x" * 100], memo)
     memo.save()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cache_that_cannot_be_written_is_turned_off_not_an_error(tmp_path, src, capsys):
+    (tmp_path / "file").write_text("not a folder")
+    cache = StageCache(tmp_path / "file")
+    cache.store("site", KEY, src, sorted(FILES))
+    assert cache.root is None and cache.restore("site", KEY, tmp_path / "out") is None
+    assert "cannot be written" in capsys.readouterr().err
