@@ -49,7 +49,14 @@ from citavial.worker.answer.events import (
     Sentences,
     Sources,
 )
-from citavial.worker.answer.judge import Evidence, Verdict, judge, judge_cell, judge_row
+from citavial.worker.answer.judge import (
+    Evidence,
+    Verdict,
+    judge,
+    judge_cell,
+    judge_figure,
+    judge_row,
+)
 from citavial.worker.answer.question import NUMBER, Question, read_question
 from citavial.worker.answer.span import Piece, Span, emphasis, select
 from citavial.worker.lead.generate import Lead, lead
@@ -177,7 +184,10 @@ def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry],
     cited += [Evidence(e.ref, e.text) for e in alike]
     shown = [Evidence(e.ref, e.text) for e in entries[:SOURCES]]
     shown += [Evidence(p.ref, p.text) for p in (*span.before, *span.items, *span.after)]
-    return judge(q.options, cited, cited + shown)
+    verdict = judge(q.options, cited, cited + shown)
+    if verdict.letter is None and (figure := judge_figure(q.options, cited, cited + shown, q.terms)):
+        return figure
+    return verdict
 
 
 def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: False,
