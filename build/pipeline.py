@@ -20,7 +20,6 @@ from citavial.build.content.practice import prose_items as practice_prose
 from citavial.build.content.prose import check_prose
 from citavial.build.corpus.images import DIR as IMAGES_DIR
 from citavial.build.corpus.images import local_images
-from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.errors import BuildErrors
 from citavial.build.gate.deeplinks import write_page_links
 from citavial.build.gate.verify import (
@@ -36,10 +35,12 @@ from citavial.build.index.embed import corpus_model, load_embedder
 from citavial.build.index.make import DEV_INDEX_DIR, Analysis, build_index, promoted_hooks
 from citavial.build.ingest import load_regulation
 from citavial.build.ingest.markdown import load_norms
+from citavial.build.ingest.read import read_corpus
+from citavial.build.ingest.wordings import Wordings
 from citavial.build.models import ALLOWLIST_SCHEMA, NORM, Citation, Regulation
 from citavial.build.refs import RefError
 from citavial.build.renames import FILE_NAME as RENAMES_FILE
-from citavial.build.render.changes import by_date, change_id, passage_changed, unit_changes
+from citavial.build.render.changes import by_date, history_links, passage_changed, unit_changes
 from citavial.build.render.figures import collect_figures
 from citavial.build.render.pages import (
     ExtraPage,
@@ -127,15 +128,14 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     t0, c0 = time.perf_counter(), time.process_time()
     site_src = Path(site_src)
     base_url = normalize_base_url(base_url)
-    reg = load_regulation(corpus_dir, as_of)
-    others = tuple(load_norms(Path(corpus_dir), as_of, cache_dir).values())
+    corpus = read_corpus(Path(corpus_dir), as_of, cache_dir)   # the build's one read of it
+    reg, others = corpus.regulation, corpus.others
     guides = [] if regulation_only else read_guides(site_src / "content")
     bank = [] if regulation_only else read_bank(site_src / "practice")
     citations = [c for g in guides for c in g.citations] + [c for q in bank for c in q.citations]
     items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
     findings = check_prose(reg, items, others)   # reported with the gate's failures, then alone
-    texto = verify_corpus(Path(corpus_dir)).texto_path
-    changes, recent, change_links = _changes(texto, reg)
+    changes, recent, change_links = _changes(corpus.wordings, reg)
     fetched = local_images(Path(corpus_dir))
     images = {src: f"{IMAGES_DIR}/{path.name}" for src, path in fetched.items()}
     t1 = time.perf_counter()
@@ -182,7 +182,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             write_page_links(norm_reg, stage, allowlist, site_pages)
         # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
         rgc = [e for e in allowlist if e.norm == NORM]
-        signs_page = _signs_page(texto, rgc)
+        signs_page = _signs_page(corpus.wordings, rgc)
         pages += render_pages(reg, site_src, stage, [signs_page], base_url=base_url,
                               images=images)
         write_json(stage / "senales.json", signs_json(signs_page.context["groups"]))
@@ -228,18 +228,16 @@ def _indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, stage: P
     return f"{product}; {dev}{cached}"
 
 
-def _changes(texto: Path, reg: Regulation):
+def _changes(wordings: Wordings, reg: Regulation):
     """(changes per unit, {passage ref: recent change date}, history links per unit)."""
-    changes = unit_changes(texto, reg)
+    changes = unit_changes(wordings, reg)
     recent = {ref: d for ref, d in passage_changed(changes, reg.as_of).items()
               if (reg.as_of - d).days <= RECENT_CHANGE_DAYS}
-    links = {ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
-             for ref, cs in changes.items()}
-    return changes, recent, links
+    return changes, recent, history_links(changes)
 
 
-def _signs_page(texto: Path, allowlist) -> ExtraPage:
-    previous, signs = catalogue(texto, allowlist)
+def _signs_page(wordings: Wordings, allowlist) -> ExtraPage:
+    previous, signs = catalogue(wordings, allowlist)
     return ExtraPage("senales.html", "senales.html",
                      {"groups": groups(signs), "n_signs": len(signs), "previous": previous})
 
