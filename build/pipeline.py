@@ -20,6 +20,7 @@ from citavial.build.content.practice import prose_items as practice_prose
 from citavial.build.content.prose import check_prose
 from citavial.build.corpus.images import DIR as IMAGES_DIR
 from citavial.build.corpus.images import local_images
+from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.errors import BuildErrors
 from citavial.build.gate.deeplinks import write_page_links
 from citavial.build.gate.verify import (
@@ -33,8 +34,8 @@ from citavial.build.gate.verify import (
 from citavial.build.index.collect import collect
 from citavial.build.index.embed import corpus_model, load_embedder
 from citavial.build.index.make import DEV_INDEX_DIR, Analysis, build_index, promoted_hooks
-from citavial.build.ingest import load_regulation
-from citavial.build.ingest.markdown import load_norms
+from citavial.build.ingest import from_bloques, parse_texto, source_of, with_renames
+from citavial.build.ingest.markdown import ingest_norms
 from citavial.build.ingest.read import read_corpus
 from citavial.build.ingest.wordings import Wordings
 from citavial.build.models import ALLOWLIST_SCHEMA, NORM, Citation, Regulation
@@ -94,16 +95,20 @@ def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
                     site_src: Path) -> tuple[bool, str]:
     """`citavial verify-quote`: render the regulation into a scratch directory and judge one
     quote with the build's own gate."""
-    reg = load_regulation(corpus_dir, as_of)
     try:
         canonical, err = cited_ref(ref), ""
     except RefError as exc:
         canonical, err = ref, str(exc)
     cit = Citation("<command line>", 1, canonical, text, err)
     norm = canonical.partition("#")[0]
-    # another norm's ref (RDL-6/2015#anexoII.r10) is judged on that norm's pages alone
-    others = () if norm == NORM or err else tuple(
-        r for r in load_norms(Path(corpus_dir), as_of).values() if norm_of(r).prefix == norm)
+    other = norm != NORM and not err
+    info = verify_corpus(Path(corpus_dir), norms_required=other)   # once, as the build
+    reg = with_renames(from_bloques(parse_texto(info.texto_path), source_of(info), as_of),
+                       Path(corpus_dir))
+    # another norm's ref (RDL-6/2015#anexoII.r10) is judged on that norm's pages alone: only
+    # that norm is ingested
+    others = tuple(ingest_norms([c for c in info.norms if c.norm == norm], as_of).values()
+                   ) if other else ()
     with tempfile.TemporaryDirectory() as tmp:
         if others:
             render_norm(others[0], Path(site_src), Path(tmp))

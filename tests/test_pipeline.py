@@ -117,3 +117,25 @@ def test_one_build_reads_the_corpus_once(tmp_path, monkeypatch):
     assert len(spied["verify_corpus"]) == 1 and len(spied["verify_norms"]) == 1
     norms = Counter(copy.norm for copy, *_ in spied["ingest_report"])
     assert sorted(norms.values()) == [1, 1, 1]
+
+
+@pytest.mark.parametrize("args, norms", [
+    pytest.param(["art48.1", "Las velocidades máximas que no deberán ser rebasadas"], [],
+                 id="reglamento"),
+    pytest.param(["RD-818/2009#art4.2", "El permiso de conducción será de las siguientes clases"],
+                 ["RD-818/2009"], id="other-norm"),
+])
+def test_verify_quote_reads_the_corpus_once(monkeypatch, capsys, args, norms):
+    """`citavial verify-quote` verifies once, parses the XML once, and ingests only the
+    norm it judges the quote on."""
+    from citavial.build.corpus.integrity import verify_corpus
+    from citavial.build.corpus.norms import verify_norms
+    from citavial.build.ingest.markdown import ingest_report
+    from citavial.build.safexml import parse_bytes
+    spied = {f.__name__: _spy(monkeypatch, f)
+             for f in (verify_corpus, verify_norms, parse_bytes, ingest_report)}
+    assert main(["verify-quote", *args, "--as-of", AS_OF.isoformat()]) == 0, capsys.readouterr()
+    parsed = Counter(Path(where).name for _, where in spied["parse_bytes"])
+    assert parsed == {"BOE-A-2003-23514.xml": 1, "BOE-A-2003-23514.metadatos.xml": 1}
+    assert len(spied["verify_corpus"]) == 1 and len(spied["verify_norms"]) == 1
+    assert [copy.norm for copy, *_ in spied["ingest_report"]] == norms
