@@ -62,13 +62,29 @@ class SpanLinker:
     def cell_link(self, entry: AllowlistEntry, rows: Rows, row: int, column: int) -> str | None:
         """``page#table:~:text=…`` whose first match is exactly the cell ``rows[row][column]``
         of the table passage ``entry``, or None (unproven: the caller keeps its fallback)."""
+        return self.cells_link(entry, rows, [(row, column)])
+
+    def cells_link(self, entry: AllowlistEntry, rows: Rows,
+                   at: Sequence[tuple[int, int]]) -> str | None:
+        """``page#table:~:text=…&text=…``: one directive per cell ``(row, column)`` of ``at``,
+        each proven alone to first match exactly its cell — Chromium matches every directive
+        on its own, highlights each and scrolls to the first. None unless every cell is proven
+        (a link that lights up some of the cells asked for would mislead)."""
         page = self._page(entry.page)
-        block = None if page is None else cell_block(page, entry.anchor, rows, row, column)
-        if page is None or block is None:
+        if page is None or not at:
             return None
-        start = page.starts[block]
-        found = deep_link_at(page, entry.anchor, start, start + len(page.blocks[block].norm))
-        return None if found.kind == "fallback" else f"{entry.page}#{found.fragment}"
+        terms = []
+        for row, column in at:
+            block = cell_block(page, entry.anchor, rows, row, column)
+            if block is None:
+                return None
+            start = page.starts[block]
+            found = deep_link_at(page, entry.anchor, start, start + len(page.blocks[block].norm))
+            if found.kind == "fallback":
+                return None
+            head, _, directive = found.fragment.partition(":~:")
+            terms.append(directive)
+        return f"{entry.page}#{head}:~:{'&'.join(terms)}"
 
 
 def cell_block(page: PageText, anchor: str, rows: Rows, row: int, column: int) -> int | None:
