@@ -12,10 +12,9 @@ site's highlight colour (``::target-text``, site.css ``--mark``) in each cell's 
 
 from __future__ import annotations
 
-import base64
-
 import pytest
 from cell_cases import CELLS, SPEED
+from highlight import lit_cells
 from link_check import open_link
 
 from citavial.build.gate.fragments import parse_fragment
@@ -60,8 +59,6 @@ def test_chromium_lands_on_exactly_the_cell(page, served_site, real, ref, row, c
 
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-MARK = (0xff, 0xe5, 0x8a)   # site.css --mark: the background of ::target-text
-
 # A student's question, and the cells of art. 48's table it is answered by: (row, column)
 SEVERAL_ASKED = [
     pytest.param("¿A qué velocidad se puede circular por autopista?", {(1, 1), (1, 2), (1, 3)},
@@ -71,23 +68,6 @@ SEVERAL_ASKED = [
     pytest.param("¿Puedo ir a 100?", {(r, c) for r in (1, 2) for c in (1, 2, 3)},
                  id="too-vague"),
 ]
-
-# Pixels of the highlight colour in each screenshot (decoded on a blank page: the site's CSP
-# rightly refuses data: URLs).
-_COUNT_MARK = """async ([shots, mark]) => {
-  const out = [];
-  for (const b64 of shots) {
-    const bmp = await createImageBitmap(await (await fetch('data:image/png;base64,' + b64)).blob());
-    const canvas = new OffscreenCanvas(bmp.width, bmp.height), g = canvas.getContext('2d');
-    g.drawImage(bmp, 0, 0);
-    const d = g.getImageData(0, 0, bmp.width, bmp.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4)
-      if ([0, 1, 2].every(k => Math.abs(d[i + k] - mark[k]) < 4)) n++;
-    out.push(n);
-  }
-  return out;
-}"""
 
 _FIRST_IN_VIEW = """([row, column]) => {
   const r = document.querySelector('#art48-1-a').rows[row].cells[column].getBoundingClientRect();
@@ -112,12 +92,6 @@ def test_several_cells_answer_lights_up_exactly_those_cells(browser, served_site
     assert found is not None and found["id"] == "art48-1-a", found
     head = min(asked)   # Chromium scrolls to the first directive: the first cell asked
     assert tab.evaluate(_FIRST_IN_VIEW, list(head)), f"{first['span_url']}: {head} not in view"
-    table = tab.locator("#art48-1-a")
-    where = [(i, j) for i in range(table.locator("tr").count())
-             for j in range(table.locator("tr").nth(i).locator("th, td").count())]
-    shots = [base64.b64encode(table.locator("tr").nth(i).locator("th, td").nth(j)
-                              .screenshot()).decode() for i, j in where]
-    counts = context.new_page().evaluate(_COUNT_MARK, [shots, list(MARK)])
-    lit = {at for at, n in zip(where, counts, strict=True) if n > 20}
+    lit = lit_cells(tab, "art48-1-a")
     assert lit == asked, (first["span_url"], sorted(lit))
     context.close()
