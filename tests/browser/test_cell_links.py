@@ -63,6 +63,8 @@ VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, 
 SEVERAL_ASKED = [
     pytest.param("¿A qué velocidad se puede circular por autopista?", {(1, 1), (1, 2), (1, 3)},
                  id="road-no-vehicle"),
+    pytest.param("¿Velocidad máxima en autopista?", {(1, 1), (1, 2), (1, 3)},
+                 id="road-no-vehicle-maxima"),   # not the turismos' "masa máxima autorizada"
     pytest.param("¿A qué velocidad máxima puede circular un camión?", {(1, 2), (2, 2)},
                  id="vehicle-no-road"),
     pytest.param("¿Puedo ir a 100?", {(r, c) for r in (1, 2) for c in (1, 2, 3)},
