@@ -37,7 +37,7 @@ from citavial.worker.answer.events import (
 from citavial.worker.answer.judge import Verdict
 from citavial.worker.answer.question import Question
 from citavial.worker.answer.span import Cell, Piece, Span, idf_table
-from citavial.worker.answer.spanlink import SpanLinker
+from citavial.worker.answer.spanlink import Rows, SpanLinker
 
 EXTRACTIVE_LABEL = "Respuesta extractiva: las palabras de la norma que responden."
 UNDECIDED = "No puedo elegir entre las opciones; estas son las palabras que lo deciden:"
@@ -130,9 +130,6 @@ class Reader:
         if self.linker is None or not at or None in at:
             return None
         return self.linker.cells_link(entry, rows, [a for a in at if a is not None])
-
-
-Rows = Sequence[Sequence[tuple[str, bool]]]
 
 
 def cell_at(rows: Rows, cell: Cell) -> tuple[int, int] | None:
