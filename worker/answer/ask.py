@@ -59,6 +59,7 @@ from citavial.worker.answer.judge import (
 )
 from citavial.worker.answer.question import NUMBER, Question, read_question
 from citavial.worker.answer.span import Piece, Span, emphasis, select
+from citavial.worker.answer.vague import reframe
 from citavial.worker.lead.generate import Lead, lead
 from citavial.worker.lead.model import Model, ModelStatus
 from citavial.worker.lead.prompts import Prompt
@@ -130,6 +131,12 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     choice = None
     if decision.outcome == ANSWER and span is not None:   # the words beside it (beside.py)
         entries, span = settle(q, entries, span, reader)
+    elif span is not None and (vague := reframe(q, entries, span, reader)) is not None:
+        # "¿Puedo ir a 100?": no span can settle it, so the gate's doubt is expected; what
+        # settles it is asking back with the table (vague.py) — a rule, like a definition's
+        # answer, not the gate's call (score None)
+        entries, span = vague
+        decision = Decision(ANSWER, None, entries[span.rank].norm, False)
     if decision.outcome == ANSWER and span is not None and q.options:
         choice = _judge(q, span, entries)
     return Reading(q, result, entries, span, decision, choice, len(retrieved))
