@@ -53,10 +53,10 @@ def test_layout_and_manifest():
     assert manifest["schema"] == "citavial-index/1"
     assert manifest["counts"]["passages"] == len(passages())
     assert manifest["counts"]["hooks"] > 10000
-    assert manifest["hooks"] == "hooks-v2+hooks-v4+hooks-v5+hooks-v6+hooks-v7"
+    assert manifest["hooks"] == "hooks-v2+hooks-v4+hooks-v5+hooks-v6"
     # what dev-split measurements read: the same passages, hooks without dev's near-twins
     dev = json.loads((dist / "index-dev" / "manifest.json").read_text())
-    assert dev["hooks"] == "hooks-v3+hooks-v4+hooks-v5+hooks-v6+hooks-v7"
+    assert dev["hooks"] == "hooks-v3+hooks-v4+hooks-v5+hooks-v6"
     assert dev["counts"]["passages"] == len(passages())
     assert 10000 < dev["counts"]["hooks"] < manifest["counts"]["hooks"]
     assert manifest["model"] == {"name": "citavial-static-v1", "bundled": True}
@@ -101,7 +101,7 @@ def test_exact_sign_code_reaches_the_top():
 def test_hits_carry_everything_the_worker_needs():
     r = load_retriever(built_dist()).search("¿Cuándo hay que usar el cinturón?", k=10)
     assert len(r.hits) == 10 and r.index_version
-    assert r.backend == "bm25-expanded(hooks-v2+hooks-v4+hooks-v5+hooks-v6+hooks-v7)"
+    assert r.backend == "bm25-expanded(hooks-v2+hooks-v4+hooks-v5+hooks-v6)"
     assert [h.rank for h in r.hits] == list(range(1, 11))
     # Scores fall within the rolled-up head (top 5) and within the rest, which may start
     # with a second apartado of a head article scoring above the 5th hit.
