@@ -204,3 +204,37 @@ def test_next_build_removes_what_a_killed_build_left(tmp_path):
     assert (target / "index.html").read_text() == "the new site"
     assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.lock", ".dist.stage-l1v3",
                                                            "dist"]
+
+
+def test_a_terminated_build_removes_its_stage_and_keeps_the_site(tmp_path):
+    """SIGTERM (a cancelled CI job) to a real `citavial build`: exit 143, its staging folder
+    gone, the previous site whole. The test holds the swap lock, so the build cannot finish
+    first: the signal lands while it renders or while it waits for the lock, either way."""
+    import fcntl
+    import os
+    import signal
+    import time
+    target = tmp_path / "dist"
+    target.mkdir()
+    (target / "index.html").write_text("the site")
+    lock = open(tmp_path / ".dist.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    env = {**os.environ, "CITAVIAL_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen([EXE, "build", "--regulation-only", "--no-cache", "--out",
+                             str(target), "--corpus", str(CORPUS), "--site-src", str(SITE_SRC),
+                             "--as-of", AS_OF.isoformat()], env=env, stderr=subprocess.PIPE)
+    try:
+        for _ in range(1200):                                    # up to 120 s: a loaded host
+            if list(tmp_path.glob(".dist.stage-*")) or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None and list(tmp_path.glob(".dist.stage-*"))
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=GENEROUS)
+    finally:
+        proc.kill()
+        lock.close()
+    assert proc.returncode == 143, err[-500:]
+    assert not list(tmp_path.glob(".dist.*-*"))
+    assert (target / "index.html").read_text() == "the site"
+    assert b"Traceback" not in err
