@@ -390,6 +390,9 @@ WAITRESS_ERRORS = [
                  id="400-bad-header-line"),
     pytest.param(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n",
                  501, id="501-transfer-encoding"),
+    pytest.param(b"GET http://[::1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400,
+                 id="400-bad-uri"),   # was no answer at all: urlsplit's ValueError uncaught
+    pytest.param(b"GET /a b HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400, id="400-bad-request-line"),
 ]
 
 
