@@ -21,6 +21,7 @@ rewrites the ref (in all three forms) when the quote passes there.
 from __future__ import annotations
 
 import gc
+import html
 import os
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -275,10 +276,14 @@ def _renamed(found: Found, reason: str, site: CheckSite) -> Result:
 def site_link(link: str, base_url: str) -> bool:
     """A link a reader may follow from a checked citation: relative (no scheme, no host, no
     backslash that a browser would read as a slash), or http(s) under ``base_url`` — never
-    ``javascript:``, ``data:`` or another host that merely ends with the proven fragment."""
-    if "\\" in link:
+    ``javascript:``, ``data:`` or another host that merely ends with the proven fragment,
+    however its characters are written (``&#58;``, ``&#47;``: decoded as a renderer does)."""
+    # what a Markdown renderer puts in the href: character references decoded (CommonMark
+    # reads them in link destinations), so "https&#58;//evil.example/…" leaves the site
+    href = html.unescape(link)
+    if "\\" in href:
         return False
-    parts = urlsplit(link)
+    parts = urlsplit(href)
     if not parts.scheme and not parts.netloc:
         return True
     if not base_url or parts.scheme.lower() not in ("http", "https"):

@@ -111,6 +111,13 @@ LINKS = [
     pytest.param("http://autoescuela.example/otro/" + PROVEN, "link-not-allowed",
                  id="base-host-other-folder"),
     pytest.param("ftp://autoescuela.example/rgc/" + PROVEN, "link-not-allowed", id="ftp"),
+    # character references, which a Markdown renderer decodes in the href (passed before)
+    pytest.param("https&#58;//evil.example/" + PROVEN, "link-not-allowed", id="colon-as-ref"),
+    pytest.param("&#47;/evil.example/" + PROVEN, "link-not-allowed", id="slash-as-ref"),
+    pytest.param("javascript&colon;x//" + PROVEN, "link-not-allowed", id="javascript-named-ref"),
+    pytest.param("java&#9;script:x//" + PROVEN, "link-not-allowed", id="tab-in-scheme-as-ref"),
+    pytest.param("/&#92;evil.example/" + PROVEN, "link-not-allowed", id="backslash-as-ref"),
+    pytest.param("https&#58;//autoescuela.example/rgc/" + PROVEN, "", id="base-url-with-ref"),
 ]
 
 
