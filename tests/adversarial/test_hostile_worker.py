@@ -225,6 +225,8 @@ LEADS = [
     pytest.param("Consulte evil.ｃｏｍ para el detalle.", "evil", id="fullwidth-tld"),
     pytest.param("Envíe sus datos a 10.0.0.1/x hoy.", "10.0.0.1", id="bare-ip"),
     pytest.param("Entre en ｈｔｔｐｓ：／／evil.example ya.", "evil", id="fullwidth-url"),
+    pytest.param("Consulte [::1]:8000/x ahora.", "::1", id="bracketed-ipv6"),
+    pytest.param("Escriba a 2001:db8::1 hoy.", "db8", id="bare-ipv6"),
 ]
 
 
