@@ -77,6 +77,11 @@ def notes(others: list[str]) -> dict[str, str]:
                                                      for i in range(20_000)) + "\n",
         "hostile: 20,000 valid citations of the other three norms": "\n".join(
             others[i % len(others)] for i in range(20_000)) + "\n",
+        # a gate run per distinct quote: each quote searched on its page (issue 26)
+        "hostile: 20,000 distinct quotes not on their pages": "\n".join(
+            f"- [«palabra{i} el adelantamiento deberá efectuarse por la izquierda»](cita:"
+            f"{('art82.1', 'art48.1.a', 'anexoI.5', 'art117.1', 'art3')[i % 5]})"
+            for i in range(20_000)) + "\n",
         f"normal: the study guides' prose ({len(valid)} citations)": normal,
         f"normal: every 10th passage of the other norms ({len(others)} citations)":
             "\n".join(others) + "\n",
