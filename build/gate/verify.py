@@ -204,6 +204,8 @@ def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
     allowed = _in_force_anchors(unit, cit.ref)
     if ROW_SEPARATOR in cit.quote:
         return _check_row(page, unit, cit, allowed, pages.blocks_by_norm(unit.page))
+    if norm not in _flat(page):   # absent even across blocks: one search of the page, not two
+        return _fail(cit, Reason.NOT_FOUND, _NOT_FOUND)
     matches = find_all(page, cit.quote)
     if not matches:
         return _fail(cit, *_diagnose_absent(page, norm))
@@ -262,17 +264,25 @@ def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: frozenset[str
     return QuoteCheck(cit, "", f"{unit.page}#{link.fragment}")
 
 
+_NOT_FOUND = "not found on the cited page"
+
+
+def _flat(page: PageText) -> str:
+    """The page's text as one run (blocks joined by a space), made once per page."""
+    flat = page.memo.get("flat")
+    if flat is None:
+        flat = page.memo["flat"] = page.joined.replace("\n", " ")
+    return flat
+
+
 def _diagnose_absent(page: PageText, needle: str) -> tuple[Reason, str]:
     """Why a quote (``needle``: normalized) has no word-bounded match inside one block."""
-    flat = page.memo.get("flat")
-    if flat is None:   # the page's text as one run, made once per page, not once per quote
-        flat = page.memo["flat"] = page.joined.replace("\n", " ")
-    if needle in flat:
+    if needle in _flat(page):
         if needle not in page.joined:
             return (Reason.STRADDLES_BLOCKS,
                     "straddles a block boundary (paragraphs or table cells): quote one block")
         return Reason.NOT_WORD_BOUNDED, "not word-bounded: the quote starts or ends inside a word"
-    return Reason.NOT_FOUND, "not found on the cited page"
+    return Reason.NOT_FOUND, _NOT_FOUND
 
 
 def build_allowlist(reg: Regulation, pages: Pages, source_url: str) -> list[AllowlistEntry]:
