@@ -265,6 +265,7 @@ class _Walker:
         self.blocks: list[Block] = []
         self.run: list[Chunk] = []  # see fragments/collapse.py
         self.node = 0
+        self.anchors: dict[Chain, str | None] = {}   # flush's anchor of each block chain
 
     def child_ctx(self, el, tag: str, style: dict[str, str], ctx: _Ctx) -> _Ctx:
         if not (style or ctx.in_details or tag in _NEW_CTX or el.get("id") or
@@ -378,12 +379,18 @@ class _Walker:
         else:
             whole, view = "".join([c[0] for c in chunks]), "".join([c[1] for c in chunks])
         spans = kept_spans(view)
-        text = whole if spans == [(0, len(whole))] else "".join(whole[a:b] for a, b in spans)
+        if not spans:
+            return   # only white space between blocks (most runs of a page): renders nothing
+        text = whole if spans == [(0, len(whole))] else "".join([whole[a:b] for a, b in spans])
         norm, offsets = normalize_with_map(text)
         if not norm:
             return
         segments, region = segments_of(chunks, spans)
-        anchor = next((self.ids[s] for s in reversed(block_chain) if self.ids[s]), None)
+        if block_chain in self.anchors:   # ids only grow: a chain's anchor never changes
+            anchor = self.anchors[block_chain]
+        else:
+            anchor = self.anchors[block_chain] = next(
+                (self.ids[s] for s in reversed(block_chain) if self.ids[s]), None)
         self.blocks.append(Block(len(self.blocks), text, norm, tuple(offsets), anchor,
                                  tuple(segments), targetable, region))
 
