@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -115,21 +116,39 @@ def staged_dir(target: Path) -> Iterator[Path]:
         shutil.rmtree(stage, ignore_errors=True)
         os.close(held)
         raise
-    publish_permissions(stage)
-    # Two builds may finish at once: the swap is serialised by an exclusive lock next to the
-    # target, so each swap is whole and the last build to finish wins.
-    with open(target.parent / f".{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        _remove_stale(target, "old")   # under the swap lock: no swap is between its renames
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-            os.rmdir(old)
-            os.replace(target, old)
-        os.replace(stage, target)
-    os.close(held)
+    try:
+        publish_permissions(stage)
+        old = _swap_in(stage, target)
+    except BaseException:
+        # interrupted before the swap (a SIGTERM while waiting for the swap lock, see
+        # cli.exit_on_sigterm): the stage goes now, not at the next run; the target is whole
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    finally:
+        os.close(held)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _swap_in(stage: Path, target: Path) -> Path | None:
+    """Put ``stage`` in place of ``target``; return where the old tree was moved (or None).
+    Two builds may finish at once: the swap is serialised by an exclusive lock next to the
+    target, so each swap is whole and the last build to finish wins. The two renames run
+    with SIGTERM and SIGINT held back, so a handler that raises cannot fall between them."""
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+        try:
+            _remove_stale(target, "old")   # under the swap lock: no swap is between its renames
+            old = None
+            if target.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+                os.rmdir(old)
+                os.replace(target, old)
+            os.replace(stage, target)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return old
 
 
 def _remove_stale(target: Path, kind: str) -> None:

@@ -7,7 +7,11 @@ citavial.worker.cli, because the worker may import the build and never the rever
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
@@ -33,7 +37,32 @@ def base_url_arg(value: str) -> str:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+@contextmanager
+def exit_on_sigterm() -> Iterator[None]:
+    """SIGTERM (a cancelled CI job, `timeout`, systemd) raised as SystemExit(143) while a
+    command writes: the staging folder and temporary files of the interrupted build or
+    --fix-links are removed on the way out (atomic.staged_dir, atomic.write_bytes), where the
+    default action stops the process where it stands and leaves them to the next run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield   # only the main thread may set a handler (a test calling main() in a thread)
+        return
+    before = signal.signal(signal.SIGTERM, _exit_143)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _exit_143(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def _cmd_build(args: argparse.Namespace) -> int:
+    with exit_on_sigterm():
+        return _build(args)
+
+
+def _build(args: argparse.Namespace) -> int:
     import time
 
     from citavial.build.stagecache import restore_site, site_entry
@@ -78,10 +107,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from citavial.build.check import report as out
     from citavial.build.check.notes import CheckUsageError, check_notes, fix_links
     try:
-        report, texts = check_notes(args.paths, corpus=args.corpus, site_src=args.site_src,
-                                    as_of=args.as_of, cache_dir=args.cache_dir,
-                                    base_url=args.base_url, claims=args.claims)
-        fixed = fix_links(report, texts, args.base_url) if args.fix_links else {}
+        with exit_on_sigterm():   # the cache's first rendering and --fix-links write
+            report, texts = check_notes(args.paths, corpus=args.corpus, site_src=args.site_src,
+                                        as_of=args.as_of, cache_dir=args.cache_dir,
+                                        base_url=args.base_url, claims=args.claims)
+            fixed = fix_links(report, texts, args.base_url) if args.fix_links else {}
     except (CheckUsageError, OSError) as err:
         message = out.printable(f"citavial check: error: {err}")
         print(message, file=sys.stderr)

@@ -58,7 +58,7 @@ _DROP_CATEGORIES = frozenset({"Mn", "Me", "Cf", "Cc"})
 
 
 @lru_cache(maxsize=4096)
-def _fold_char(ch: str) -> str:
+def fold_char(ch: str) -> str:
     """The comparison form of one character: "" (ignorable), " " (whitespace) or folded text."""
     quote = _QUOTES.get(ch)
     if quote is not None:
@@ -92,7 +92,7 @@ def _one_to_one(text: str) -> bool:
     chars = set(text)
     for ch in chars - _SEEN:
         _SEEN.add(ch)
-        folded = _fold_char(ch)
+        folded = fold_char(ch)
         if len(folded) == 1:
             _ONE_TO_ONE[ord(ch)] = folded
         else:
@@ -141,7 +141,7 @@ def _map_general(text: str) -> tuple[str, list[int]]:
     end = 0  # index just past the source of the last emitted non-space character
     pending_space = -1  # source index of a whitespace run not yet emitted
     for i, ch in enumerate(text):
-        folded = _fold_char(ch)
+        folded = fold_char(ch)
         for c in folded:
             if c == " ":
                 if pending_space < 0 and norm:

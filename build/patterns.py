@@ -294,8 +294,7 @@ MAYBE_CODE_BLOCK = re.compile(r"^(?:    |\t)|```|~~~", re.MULTILINE)
 CODE_SPAN = re.compile(r"(?P<ticks>`+)[^\n]+?(?P=ticks)")
 # The pieces of check/scan.py, the linear scanner that finds exactly what the four patterns
 # above find (issue 26: from every opener the patterns rescan the same long run, so a note of
-# many openers is quadratic). A quote ends at the first of these characters:
-QUOTE_END = re.compile(r"[«»\[\]]")
+# many openers is quadratic).
 # The start of a link-form citation up to its ref — the whole citation when its ref holds no
 # "[" (runs that stop at "[" stop at the next opener, so no run is read twice) —, and of a
 # linked one up to its URL, not when what follows is a whole (cita:REF) (a URL ending at ")"
@@ -308,8 +307,6 @@ LINK_URL_END = re.compile(r'[)\s"]')
 TITLE_REF_END = re.compile(r'["\s]')
 # The blanks between a linked citation's URL and its title.
 LINK_BLANKS = re.compile(r"[ \t]*+")
-# A comment-form citation from its closing guillemet on (CITATION_COMMENT's own tail).
-COMMENT_TAIL = re.compile(_COMMENT_TAIL)
 # A run of backticks (a code span opens and closes with one).
 BACKTICKS = re.compile(r"`+")
 # CODE_SPAN with the whole span as group 1, for split().

@@ -35,12 +35,14 @@ from citavial.build.gate.verify import (
 from citavial.build.index.collect import collect
 from citavial.build.index.embed import corpus_model, load_embedder
 from citavial.build.index.make import DEV_INDEX_DIR, Analysis, build_index, promoted_hooks
-from citavial.build.ingest import load_regulation
-from citavial.build.ingest.markdown import load_norms
+from citavial.build.ingest import from_bloques, parse_texto, source_of, with_renames
+from citavial.build.ingest.markdown import ingest_norms
+from citavial.build.ingest.read import read_corpus
+from citavial.build.ingest.wordings import Wordings
 from citavial.build.models import ALLOWLIST_SCHEMA, NORM, Citation, Regulation
 from citavial.build.refs import RefError
 from citavial.build.renames import FILE_NAME as RENAMES_FILE
-from citavial.build.render.changes import by_date, change_id, passage_changed, unit_changes
+from citavial.build.render.changes import by_date, history_links, passage_changed, unit_changes
 from citavial.build.render.figures import collect_figures
 from citavial.build.render.pages import (
     ExtraPage,
@@ -96,16 +98,20 @@ def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
                     site_src: Path) -> tuple[bool, str]:
     """`citavial verify-quote`: render the regulation into a scratch directory and judge one
     quote with the build's own gate."""
-    reg = load_regulation(corpus_dir, as_of)
     try:
         canonical, err = cited_ref(ref), ""
     except RefError as exc:
         canonical, err = ref, str(exc)
     cit = Citation("<command line>", 1, canonical, text, err)
     norm = canonical.partition("#")[0]
-    # another norm's ref (RDL-6/2015#anexoII.r10) is judged on that norm's pages alone
-    others = () if norm == NORM or err else tuple(
-        r for r in load_norms(Path(corpus_dir), as_of).values() if norm_of(r).prefix == norm)
+    other = norm != NORM and not err
+    info = verify_corpus(Path(corpus_dir), norms_required=other)   # once, as the build
+    reg = with_renames(from_bloques(parse_texto(info.texto_path), source_of(info), as_of),
+                       Path(corpus_dir))
+    # another norm's ref (RDL-6/2015#anexoII.r10) is judged on that norm's pages alone: only
+    # that norm is ingested
+    others = tuple(ingest_norms([c for c in info.norms if c.norm == norm], as_of).values()
+                   ) if other else ()
     with tempfile.TemporaryDirectory() as tmp:
         if others:
             render_norm(others[0], Path(site_src), Path(tmp))
@@ -137,15 +143,14 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         return restored
     site_src = Path(site_src)
     base_url = normalize_base_url(base_url)
-    reg = load_regulation(corpus_dir, as_of)
-    others = tuple(load_norms(Path(corpus_dir), as_of, cache_dir).values())
+    corpus = read_corpus(Path(corpus_dir), as_of, cache_dir)   # the build's one read of it
+    reg, others = corpus.regulation, corpus.others
     guides = [] if regulation_only else read_guides(site_src / "content")
     bank = [] if regulation_only else read_bank(site_src / "practice")
     citations = [c for g in guides for c in g.citations] + [c for q in bank for c in q.citations]
     items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
     findings = check_prose(reg, items, others)   # reported with the gate's failures, then alone
-    texto = verify_corpus(Path(corpus_dir)).texto_path
-    changes, recent, change_links = _changes(texto, reg)
+    changes, recent, change_links = _changes(corpus.wordings, reg)
     fetched = local_images(Path(corpus_dir))
     images = {src: f"{IMAGES_DIR}/{path.name}" for src, path in fetched.items()}
     t1 = time.perf_counter()
@@ -196,7 +201,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         proven.write((reg, *others), allowlist, site_pages)
         # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
         rgc = [e for e in allowlist if e.norm == NORM]
-        signs_page = _signs_page(texto, rgc)
+        signs_page = _signs_page(corpus.wordings, rgc)
         pages += render_pages(reg, site_src, stage, [signs_page], base_url=base_url,
                               images=images)
         write_json(stage / "senales.json", signs_json(signs_page.context["groups"]))
@@ -270,18 +275,16 @@ def _make_indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, sta
     return f"{product}; {dev}{cached}"
 
 
-def _changes(texto: Path, reg: Regulation):
+def _changes(wordings: Wordings, reg: Regulation):
     """(changes per unit, {passage ref: recent change date}, history links per unit)."""
-    changes = unit_changes(texto, reg)
+    changes = unit_changes(wordings, reg)
     recent = {ref: d for ref, d in passage_changed(changes, reg.as_of).items()
               if (reg.as_of - d).days <= RECENT_CHANGE_DAYS}
-    links = {ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
-             for ref, cs in changes.items()}
-    return changes, recent, links
+    return changes, recent, history_links(changes)
 
 
-def _signs_page(texto: Path, allowlist) -> ExtraPage:
-    previous, signs = catalogue(texto, allowlist)
+def _signs_page(wordings: Wordings, allowlist) -> ExtraPage:
+    previous, signs = catalogue(wordings, allowlist)
     return ExtraPage("senales.html", "senales.html",
                      {"groups": groups(signs), "n_signs": len(signs), "previous": previous})
 

@@ -157,21 +157,30 @@ def _k(value: str) -> int:
     return k
 
 
+def dist_option() -> argparse.ArgumentParser:
+    """``--dist``, declared once for every subcommand that reads the built site (search, eval
+    and the worker's): an argparse parent parser."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--dist", type=Path, default=paths.DIST,
+                        help="site built by `citavial build` (default: dist/)")
+    return parent
+
+
 def add_parsers(subparsers: Any) -> None:
     """Register `search` and `eval` on build/cli.py's subparsers."""
+    dist = dist_option()
     s = subparsers.add_parser(
-        "search", help="search the prebuilt index in dist/",
+        "search", help="search the prebuilt index in dist/", parents=[dist],
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=JSON_SCHEMA)
     s.add_argument("question", nargs="?", help="a question or words, in Spanish")
     s.add_argument("-k", type=_k, default=10, help="number of results (1-100, default 10)")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     s.add_argument("--batch", metavar="FILE",
                    help="one question per line (- for stdin) → one JSON object per line")
-    s.add_argument("--dist", type=Path, default=paths.DIST,
-                   help="site built by `citavial build` (default: dist/)")
     s.set_defaults(func=_cmd_search)
 
-    e = subparsers.add_parser("eval", help="evaluate the search on the golden set")
+    e = subparsers.add_parser("eval", help="evaluate the search on the golden set",
+                              parents=[dist])
     e.add_argument("--golden", type=Path, default=None,
                    help="golden JSONL file (default: the latest golden/golden-vN.jsonl)")
     e.add_argument("--split", choices=("test", "dev", "all"), default="test",
@@ -179,6 +188,4 @@ def add_parsers(subparsers: Any) -> None:
                         "in-sample — everything is tuned on it; dev and all read the "
                         "dev-clean index, dist/index-dev/)")
     e.add_argument("--json", metavar="OUT", help="also write the full report as JSON to OUT")
-    e.add_argument("--dist", type=Path, default=paths.DIST,
-                   help="site built by `citavial build` (default: dist/)")
     e.set_defaults(func=_cmd_eval)

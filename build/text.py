@@ -21,7 +21,7 @@ from pathlib import Path
 import Stemmer
 
 from citavial.build.errors import BuildError
-from citavial.build.normalize import _fold_char, normalize, normalize_with_map
+from citavial.build.normalize import fold_char, normalize, normalize_with_map
 from citavial.build.patterns import SEARCH_WORD, TEXT_NUMBER, TEXT_THOUSANDS
 
 __all__ = ["fold", "normalize", "normalize_with_map", "STOP_WORDS", "stem", "words", "stems",
@@ -62,7 +62,7 @@ class _FoldTable(dict):
         ch = chr(code)
         folded = _KEEP.get(ch)
         if folded is None:
-            folded = _fold_char(ch)
+            folded = fold_char(ch)
         self[code] = folded
         return folded
 

@@ -28,3 +28,14 @@ UNPROVEN = [
     pytest.param(FINES, 3, 1, id="fines-61-70"),
     pytest.param("RD-2822/1998#anexoXI.p181", 1, 0, id="plate-material"),
 ]
+
+_HEADERS = ("Autopista y autovía", "Camiones, tractocamiones, furgonetas, autocaravanas de masa "
+            "máxima autorizada superior a 3.500 kg, vehículos articulados, automóviles con "
+            "remolque y resto de vehículos")
+# A table answer of several cells of the speed table: (row, column) cells in the answer's
+# order, its ``span``, and the header its link falls back to when unproven (None: the passage)
+SEVERAL = [
+    pytest.param([(1, 1), (1, 2), (1, 3)], "120 90 100", _HEADERS[0], id="row-autopista"),
+    pytest.param([(1, 2), (2, 2)], "90", _HEADERS[1], id="column-camiones"),
+    pytest.param([(r, c) for r in (1, 2) for c in (1, 2, 3)], "120", None, id="whole-table"),
+]

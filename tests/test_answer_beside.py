@@ -280,6 +280,28 @@ def ask(deps, question: str) -> dict:
     return collect(answer(question, deps))
 
 
+# Issue 25.4's own example and its kin: the gate alone doubts them ("no lo tengo claro", with
+# a side rule's "podrá fijar… 100" among the passages); the student gets the question back
+# with every cell of the table, as a rule (score None), never a quote of the side rule.
+@pytest.mark.parametrize("question", ["¿Puedo ir a 100?", "¿Puedo circular a 100?",
+                                      "¿A cuánto puedo ir?"])
+def test_real_vague_question_the_gate_doubts_gets_the_table_and_the_question_back(real,
+                                                                                  question):
+    r = ask(real, question)
+    assert (r["outcome"], r["kind"]) == ("answer", "table"), r["text"]
+    a = r["answer"]
+    assert a["clarify"].startswith("¿En qué vía y con qué vehículo?")
+    assert len(a["table"]["cells"]) == 6 and r["citations"][0]["ref"] == N + "art48.1.a"
+    assert "podrá fijar" not in a["text"]
+
+
+@pytest.mark.parametrize("question", ["¿Qué truco hay para aparcar en línea a la primera?",
+                                      "¿Puedo ir a 100 por autopista con un camión?"])
+def test_a_question_that_is_not_vague_is_left_to_the_gate(real, question):
+    r = ask(real, question)
+    assert r["answer"] is None or r["answer"]["clarify"] is None, r["text"]
+
+
 def test_real_answer_names_who_dichos_ocupantes_are_and_every_link_is_proven(real, built_site):
     from dataclasses import replace
 

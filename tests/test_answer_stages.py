@@ -185,6 +185,30 @@ ROWS = [[("", False), ("Turismos, motocicletas", True), ("Camiones, furgonetas",
         [("Convencional", False), ("90", False), ("80", False)]]
 
 
+# Headers as long as art. 48's, "masa máxima autorizada" in two of them (our own wording)
+MASA = [[("", False), ("Turismos de masa máxima autorizada hasta 3.500 kg", True),
+         ("Camiones de masa máxima autorizada superior a 3.500 kg", True)],
+        [("Autopista y autovía", False), ("120", False), ("90", False)],
+        [("Convencional", False), ("90", False), ("80", False)]]
+INTRO = "1. Las velocidades máximas que no deberán ser rebasadas son las siguientes:"
+
+
+@pytest.mark.parametrize("question,intro,cells", [
+    ("¿Velocidad máxima en autopista?", INTRO, [("Autopista y autovía", "120"),
+                                                ("Autopista y autovía", "90")]),
+    ("¿Velocidad máxima en autopista?", "", [("Autopista y autovía", "120")]),
+    ("¿Velocidad máxima de un camión en autopista?", INTRO, [("Autopista y autovía", "90")]),
+    ("¿Velocidad máxima de un turismo?", INTRO, [("Autopista y autovía", "120"),
+                                                 ("Convencional", "90")]),
+], ids=["lead-in-word-names-no-column", "without-the-lead-in-it-did", "row-and-column",
+        "column-only"])
+def test_a_word_of_the_lead_in_names_no_header(question, intro, cells):
+    """"¿Velocidad máxima en autopista?" named the turismos' column through its "masa máxima
+    autorizada" and was answered 120 alone; "máxima" is what the whole table is about."""
+    got = table_cells(read_question(question), MASA, intro + " " + SPEED.text, intro=intro)
+    assert [(c.row, c.value) for c in got] == cells
+
+
 @pytest.mark.parametrize("question,cells", [
     ("¿Velocidad máxima de un turismo en autopista?", [("Autopista y autovía", "120")]),
     ("¿Y un camión por una carretera convencional?", [("Convencional", "80")]),

@@ -8,6 +8,8 @@ from datetime import date
 import pytest
 from support import CORPUS
 
+from citavial.build.ingest import parse_texto
+from citavial.build.ingest.wordings import read_wordings
 from citavial.build.render.changes import (
     DELETED,
     EQUAL,
@@ -50,7 +52,8 @@ def test_compact_keeps_context_around_changes():
 
 @pytest.fixture(scope="module")
 def changes(reg):
-    return unit_changes(CORPUS / "BOE-A-2003-23514.xml", reg)
+    wordings = read_wordings(parse_texto(CORPUS / "BOE-A-2003-23514.xml"), reg.as_of)
+    return unit_changes(wordings, reg)
 
 
 def test_art48_on_2026_10_01_shows_exactly_the_changed_words(changes):
@@ -93,3 +96,13 @@ def test_rewritten_paragraphs_are_shown_side_by_side(old, new, shown):
     """Issue 25.7: when most words of a paragraph changed, the two wordings side by side."""
     from citavial.build.render.changes import sides, word_diff
     assert sides(word_diff(old, new)) == shown
+
+
+def test_the_signs_catalogue_without_its_earlier_wording_names_the_block():
+    """The signs page reads ANEXO I §5's first wording from the ingest's wordings; a corpus
+    without it stops the build naming the block, not with a bare KeyError."""
+    from citavial.build.errors import BuildError
+    from citavial.build.render.signpage import CATALOGUE_BLOCK, previous_catalogue
+    with pytest.raises(BuildError) as err:
+        previous_catalogue({})
+    assert CATALOGUE_BLOCK in str(err.value)

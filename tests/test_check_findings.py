@@ -91,3 +91,40 @@ def test_the_cap_lists_a_few_findings_of_a_kind_and_counts_the_rest(capsys, cach
     assert doc["checked"] == n + 2 and doc["failed"] == n + 1 and len(doc["results"]) == n + 2
     assert [r["line"] for r in doc["results"] if r["code"] == "malformed"] == \
         list(range(2, n + 2))
+
+
+def _variants(passages: list) -> list:
+    """Citations of passages that pass: as they are, of a neighbour passage, starting inside a
+    word, and running on past the passage."""
+    from citavial.build.models import Citation
+    out = []
+    for i, b in enumerate(passages):
+        other = passages[(i + 1) % len(passages)].ref
+        out += [Citation("n.md", i, b.ref, b.text), Citation("n.md", i, other, b.text),
+                Citation("n.md", i, b.ref, b.text[1:]),
+                Citation("n.md", i, b.ref, b.text + " y más")]
+    return out
+
+
+def test_the_gates_caches_change_no_verdict(cache):
+    """The gate keeps per unit and ref the anchors a quote may land in, and per page its text
+    as one run (issue 26: rebuilt for every quote, they were most of the time of a note of
+    many distinct quotes of a large annex). Judged with those caches warm, and each afresh
+    (caches emptied, the page read again): the same verdicts, of every kind."""
+    from citavial.build.gate import verify as V
+    from citavial.build.models import NORM
+    site = site_for_check(CORPUS, SITE_SRC, AS_OF, cache)
+    reg, pages = site.norm(NORM)
+    from citavial.build.models import Citation
+    unit = next(u for u in reg.units if u.page == "anexoI-5.html")   # 260 passages
+    passing = [b for b in unit.passages
+               if not V.check_quote(reg, pages, Citation("n.md", 1, b.ref, b.text)).code]
+    cits = _variants(passing[:: len(passing) // 25][:25])
+    warm = [V.check_quote(reg, pages, c) for c in cits]
+    cold = []
+    for c in cits:
+        V._ANCHORS.clear()
+        V._SUBTREES.clear()
+        cold.append(V.check_quote(reg, V.Pages(pages.site_dir), c))
+    assert [(w.code, w.reason, w.url) for w in warm] == [(c.code, c.reason, c.url) for c in cold]
+    assert {w.code_str for w in warm} >= {"", "outside-passage", "not-word-bounded", "not-found"}

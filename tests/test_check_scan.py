@@ -134,6 +134,10 @@ HOSTILE = [
     pytest.param("```\n[«a»](cita:r)\n```\n    [«b»](cita:r)\n[«c»](cita:r)", id="code-blocks"),
     pytest.param("```\n```\n" + "[«" * 30 + "*a" * 20, id="code-block-and-inline-markup"),
     pytest.param("[«a\nb»](cita:r)\n«c\nd» <!-- cita: r -->", id="quotes-across-lines"),
+    # the substring pre-checks (issue 26, valid-citation speed): the marks present, no block
+    pytest.param("texto    con\tblancos [«a»](cita:r)\n x\t    y", id="blank-runs-inside-lines"),
+    pytest.param("«a» sin comentario [«b»](cita:r) (cita [ «", id="no-comment-no-loose-opener"),
+    pytest.param("[«b»](cita:r)\n\tcódigo [«c»](cita:r)", id="tab-indented-block-only"),
 ]
 
 

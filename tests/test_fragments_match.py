@@ -107,3 +107,22 @@ def test_find_all_is_whitespace_run_insensitive():
 def test_prefix_retries_after_a_failed_candidate():
     page = read_page('<p id="a">uno cinco</p><p id="b">uno dos</p>')
     assert match_directive(page, TextDirective("dos", prefix="uno")).target == "b"
+
+
+def test_a_searched_page_is_freed_without_the_cycle_collector():
+    """A page's remembered searches (page.memo) point back at it weakly: a page `citavial
+    check` read is freed when dropped, not left as a cycle for the collector (issue 26)."""
+    import gc
+    import weakref
+    page = read_page('<p id="a">uno dos tres</p><p id="b">uno dos</p>')
+    assert match_directive(page, TextDirective("dos", prefix="uno", suffix="tres")) is not None
+    assert page.memo
+    gone = weakref.ref(page)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        del page
+        assert gone() is None
+    finally:
+        if was:
+            gc.enable()

@@ -123,7 +123,9 @@ def test_assemble_drops_known_and_repeated_questions(tmp_path):
 @pytest.mark.parametrize("version,known", [("v4", ["hooks-v2.jsonl"]),
                                            ("v5", ["hooks-v2.jsonl", "hooks-v4.jsonl"]),
                                            ("v6", ["hooks-v2.jsonl", "hooks-v4.jsonl",
-                                                   "hooks-v5.jsonl"])])
+                                                   "hooks-v5.jsonl"]),
+                                           ("v7", ["hooks-v2.jsonl", "hooks-v4.jsonl",
+                                                   "hooks-v5.jsonl", "hooks-v6.jsonl"])])
 def test_hooks_are_rederived_byte_for_byte_from_their_writers(tmp_path, version, known):
     """A published hooks-vN made from blind writers is what assemble.py + decontaminate.py make
     of the writers' files kept in corpus/hooks/writers/vN/ (nothing was edited by hand)."""

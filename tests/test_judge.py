@@ -9,6 +9,7 @@ import itertools
 
 import pytest
 
+from citavial.build.text import stems
 from citavial.worker.answer.judge import (
     Basis,
     Evidence,
@@ -16,8 +17,10 @@ from citavial.worker.answer.judge import (
     find_stated,
     judge,
     judge_cell,
+    judge_figure,
     judge_row,
 )
+from citavial.worker.answer.quantity import quantities
 
 RULE = Evidence("RD-1428/2003#art80.2", "2. La marcha hacia atrás deberá efectuarse lentamente, "
                 "y en ningún caso será superior a 15 metros ni invadirá un cruce de vías.")
@@ -140,3 +143,75 @@ def test_judge_row(options, ref, text, letter):
 ])
 def test_judge_row_only_reads_rows_that_end_in_a_figure(ref, text):
     assert judge_row(POINTS, ref, text) is None
+
+
+# --- figures: every option a figure with its unit (worker/answer/quantity.py) ----------------
+
+REVERSE = Evidence("RD-1428/2003#art81.1", "1. El recorrido hacia atrás no podrá ser superior a "
+                   "15 metros ni invadir un cruce de vías.")
+TUNNEL = Evidence("RD-1428/2003#art54.3", "3. Dentro del túnel deberá mantenerse una distancia "
+                  "de, al menos, 100 metros o un intervalo mínimo de cuatro segundos.")
+FIGURES = (("a", "15 metros."), ("b", "25 metros."), ("c", "40 metros."))
+BACK = frozenset(stems("¿Cuál es el recorrido máximo hacia atrás?"))
+INSIDE = frozenset(stems("¿Qué distancia hay que mantener dentro de un túnel?"))
+
+
+@pytest.mark.parametrize("text,want", [
+    pytest.param("0,15 miligramos por litro", {("0.15", "mg")}, id="decimal-comma-spelt-unit"),
+    pytest.param("0,15 mg/l", {("0.15", "mg")}, id="abbreviated-unit"),
+    pytest.param("1,50 metros", {("1.5", "m")}, id="trailing-zero-equal"),
+    pytest.param("3.500 kilogramos", {("3500", "kg")}, id="thousands-dot"),
+    pytest.param("a 60km/h", {("60", "km/h")}, id="no-space-before-unit"),
+    pytest.param("45 kilómetros por hora", {("45", "km/h")}, id="speed-spelt-out"),
+    pytest.param("125 centímetros cúbicos", {("125", "cm3")}, id="cc-not-cm"),
+    pytest.param("los menores de 18 años", {("18", "year")}, id="years-with-enye"),
+    pytest.param("el apartado 3 y el 20 de mayo", set(), id="bare-numbers-are-no-figure"),
+    pytest.param("5 m/s", set(), id="unknown-compound-unit"),
+])
+def test_quantities(text, want):
+    got = {(f"{q.value:f}", q.unit) for q in quantities(text)}
+    assert got == want
+
+
+@pytest.mark.parametrize("options,cited,read,asked,letter,why", [
+    pytest.param(FIGURES, [REVERSE], [REVERSE, NEAR], BACK, "a", Basis.FIGURE,
+                 id="one-figure-stated"),
+    pytest.param((("a", "50 metros."), ("b", "100 metros."), ("c", "150 metros.")),
+                 [TUNNEL], [TUNNEL, REVERSE], INSIDE, "b", Basis.FIGURE, id="figure-among-others"),
+    pytest.param((("a", "15 km/h."), ("b", "25 km/h."), ("c", "40 km/h.")),
+                 [REVERSE], [REVERSE], BACK, None, Undecided.NONE_STATED,
+                 id="same-value-other-unit"),
+    pytest.param((("a", "15 metros como máximo."), ("b", "15,0 metros como mínimo."),
+                  ("c", "40 metros.")),
+                 [REVERSE], [REVERSE], BACK, None, Undecided.SEVERAL_STATED,
+                 id="two-options-same-figure"),
+    pytest.param((("a", "15 metros."), ("b", "100 metros."), ("c", "40 metros.")),
+                 [REVERSE], [REVERSE, TUNNEL], BACK, None, Undecided.OTHER_STATED,
+                 id="another-figure-in-a-passage-read"),
+    pytest.param(FIGURES, [REVERSE], [REVERSE], INSIDE, None, Undecided.NONE_STATED,
+                 id="figure-in-a-clause-on-another-topic"),
+])
+def test_judge_figure(options, cited, read, asked, letter, why):
+    verdict = judge_figure(options, cited, read, asked)
+    assert verdict is not None and verdict.letter == letter
+    assert (verdict.basis if letter else verdict.reason) == why
+    if letter:   # the deciding words are the passage's own clause, holding the figure
+        assert verdict.words in verdict_text(cited, verdict.ref)
+        assert quantities(dict(options)[letter]) <= quantities(verdict.words)
+
+
+@pytest.mark.parametrize("options", [
+    pytest.param((("a", "15 metros."), ("b", "Lentamente."), ("c", "40 metros.")),
+                 id="an-option-without-a-figure"),
+    pytest.param((("a", "Tres."), ("b", "Cuatro."), ("c", "2")), id="counts-without-units"),
+])
+def test_judge_figure_reads_only_questions_of_figures(options):
+    assert judge_figure(options, [REVERSE], [REVERSE], BACK) is None
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(range(3))), ids=str)
+def test_shuffling_keeps_the_figure_choice(order):
+    letters = "abc"
+    shuffled = tuple((letters[i], FIGURES[j][1]) for i, j in enumerate(order))
+    verdict = judge_figure(shuffled, [REVERSE], [REVERSE, NEAR], BACK)
+    assert verdict is not None and verdict.text == "15 metros."

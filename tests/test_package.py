@@ -3,6 +3,7 @@ and a published dist/ that a web server can read."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import stat
@@ -86,6 +87,32 @@ def test_import_contract_catches_a_back_edge(tmp_path, extra, kept):
     proc = _lint_imports(_tree(tmp_path, extra))
     assert (proc.returncode == 0) is kept, proc.stdout[-2000:]
     assert ("BROKEN" in proc.stdout) is not kept
+
+
+def private_imports(source: str) -> list[str]:
+    """``module.name`` of every underscored name imported from a citavial module: another
+    module's private name is its own business (make it public, or keep the use inside)."""
+    return [f"{node.module}.{alias.name}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("citavial.")
+            for alias in node.names if alias.name.startswith("_")]
+
+
+@pytest.mark.parametrize("source, found", [
+    ("from citavial.build.corpus.fetch import _read_body\n", ["citavial.build.corpus.fetch._read_body"]),
+    ("from citavial.build.golden import load_golden as _load_golden\n", []),
+    ("def f():\n    from citavial.build.text import _fold, stems\n", ["citavial.build.text._fold"]),
+    ("from collections import _chain_maps\n", []),
+    ("from __future__ import annotations\n", []),
+], ids=["private-name", "public-name-private-alias", "inside-a-function", "not-ours", "future"])
+def test_private_imports_finds_underscored_names(source, found):
+    assert private_imports(source) == found
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = {str(path.relative_to(ROOT)): names for folder in ("build", "worker")
+             for path in sorted((ROOT / folder).rglob("*.py"))
+             if (names := private_imports(path.read_text(encoding="utf-8")))}
+    assert found == {}
 
 
 def test_published_dist_is_world_readable(built_site):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
+from support import ROOT
 
 from citavial.build import patterns as P
 
@@ -419,6 +422,44 @@ def test_every_pattern_has_a_table_test():
     assert not untested, f"patterns without a table test of their own: {untested}"
 
 
+def used_names(source: str) -> set[str]:
+    """Every name the code uses (names, attributes, imported names): not comments or strings."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            out.add(node.attr)
+        elif isinstance(node, ast.ImportFrom):
+            out.update(alias.name for alias in node.names)
+    return out
+
+
+def test_every_pattern_is_used_by_the_code():
+    """A compiled constant of build/patterns.py or worker/patterns.py that no module of build/
+    or worker/ uses is dead: its table test would only keep it alive. Used also means being
+    the reference of a differential test outside the table tests (check/scan.py reproduces
+    CITATION_LINKED, CODE_SPAN, LOOSE_CHECK_CITATION: tests/test_check_scan.py)."""
+    from citavial.worker import patterns as WP
+    code = [p for folder in ("build", "worker") for p in sorted((ROOT / folder).rglob("*.py"))
+            if p.name != "patterns.py"]
+    oracles = [p for p in sorted((ROOT / "tests").rglob("test_*.py"))
+               if p.stem not in TABLE_MODULES]
+    used = set().union(*(used_names(p.read_text(encoding="utf-8")) for p in code + oracles))
+    unused = sorted(set(compiled(P)) - used) + sorted(set(compiled(WP)) - used)
+    assert unused == []
+
+
+@pytest.mark.parametrize("source, name, used", [
+    ("from citavial.build.patterns import A\n", "A", True),
+    ("P.A.match(x)\n", "A", True),
+    ("x = 1  # A is not used\n", "A", False),
+    ("x = 'A'\n", "A", False),
+], ids=["imported", "attribute", "comment", "string"])
+def test_used_names_reads_code_not_prose(source, name, used):
+    assert (name in used_names(source)) is used
+
+
 def test_a_pattern_named_only_in_prose_is_untested():
     """The check itself: a name in a comment, or in a test without rows, is not a table test."""
     import types
@@ -463,15 +504,11 @@ def test_check_citation_forms(pattern, text, groups):
     pytest.param(P.LOOSE_CHECK_CITATION, "«citado» en prosa", [], id="loose-prose"),
     pytest.param(P.CODE_SPAN, "a `x` b ``y`z`` c", ["`x`", "``y`z``"], id="code-spans"),
     pytest.param(P.CODE_SPAN, "a `x\ny` b", [], id="code-span-one-line"),
-    pytest.param(P.QUOTE_END, "a b «c» [d]", ["«", "»", "[", "]"], id="quote-end"),
     pytest.param(P.LINK_REF_END, "art1) a\tb\nc\u00a0d", [")", " ", "\t", "\n", "\u00a0"],
                  id="link-ref-end"),
     pytest.param(P.LINK_URL_END, 'u#x) "t"', [")", " ", '"', '"'], id="link-url-end"),
     pytest.param(P.TITLE_REF_END, 'art1") a)', ['"', " "], id="title-ref-end"),
     pytest.param(P.LINK_BLANKS, "u \t x", ["", " \t ", "", ""], id="link-blanks"),
-    pytest.param(P.COMMENT_TAIL, "«a» <!-- cita: art. 76 -->", ["» <!-- cita: art. 76 -->"],
-                 id="comment-tail"),
-    pytest.param(P.COMMENT_TAIL, "«a» <!-- nota -->", [], id="comment-tail-other"),
     pytest.param(P.BACKTICKS, "a `x` ``y```", ["`", "`", "``", "```"], id="backticks"),
     pytest.param(P.LINK_OPENER, "[«a b»](cita:art1) [«c»](cita:x[y)", ["[«a b»](cita:art1)",
                  "[«c»](cita:"], id="link-opener"),

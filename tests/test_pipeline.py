@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import sys
+from collections import Counter
+from pathlib import Path
 
 import pytest
 from support import AS_OF, CORPUS, SITE_SRC, tree_hash
@@ -79,3 +82,60 @@ def test_cli_as_of_changes_the_site(tmp_path):
     assert main(["build", "--out", str(out), "--as-of", "2026-09-30", "--regulation-only"]) == 0
     assert not (out / "art151.html").exists()
     assert "30 de septiembre de 2026" in (out / "art48.html").read_text()
+
+
+def _spy(monkeypatch, func) -> list[tuple]:
+    """Record every call of ``func`` through any citavial module that holds it (a module that
+    imported it by name holds its own reference), still calling it."""
+    calls: list[tuple] = []
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return func(*args, **kwargs)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("citavial.") and getattr(module, func.__name__, None) is func:
+            monkeypatch.setattr(module, func.__name__, spy)
+    return calls
+
+
+def test_one_build_reads_the_corpus_once(tmp_path, monkeypatch):
+    """`citavial build` verifies the manifests once and parses each corpus file once (the
+    changes and signs pages read the ingest's typed wordings, not the XML)."""
+    import citavial.build.cli  # noqa: F401 - every module that may hold the spied functions
+    import citavial.build.pipeline  # noqa: F401
+    from citavial.build.corpus.integrity import verify_corpus
+    from citavial.build.corpus.norms import verify_norms
+    from citavial.build.ingest.markdown import ingest_report
+    from citavial.build.safexml import parse_bytes
+    spied = {f.__name__: _spy(monkeypatch, f)
+             for f in (verify_corpus, verify_norms, parse_bytes, ingest_report)}
+    out = tmp_path / "dist"
+    assert main(["build", "--out", str(out), "--as-of", AS_OF.isoformat(), "--no-cache"]) == 0
+    parsed = Counter(Path(where).name for _, where in spied["parse_bytes"])
+    assert parsed == {"BOE-A-2003-23514.xml": 1, "BOE-A-2003-23514.metadatos.xml": 1}
+    assert len(spied["verify_corpus"]) == 1 and len(spied["verify_norms"]) == 1
+    norms = Counter(copy.norm for copy, *_ in spied["ingest_report"])
+    assert sorted(norms.values()) == [1, 1, 1]
+
+
+@pytest.mark.parametrize("args, norms", [
+    pytest.param(["art48.1", "Las velocidades máximas que no deberán ser rebasadas"], [],
+                 id="reglamento"),
+    pytest.param(["RD-818/2009#art4.2", "El permiso de conducción será de las siguientes clases"],
+                 ["RD-818/2009"], id="other-norm"),
+])
+def test_verify_quote_reads_the_corpus_once(monkeypatch, capsys, args, norms):
+    """`citavial verify-quote` verifies once, parses the XML once, and ingests only the
+    norm it judges the quote on."""
+    from citavial.build.corpus.integrity import verify_corpus
+    from citavial.build.corpus.norms import verify_norms
+    from citavial.build.ingest.markdown import ingest_report
+    from citavial.build.safexml import parse_bytes
+    spied = {f.__name__: _spy(monkeypatch, f)
+             for f in (verify_corpus, verify_norms, parse_bytes, ingest_report)}
+    assert main(["verify-quote", *args, "--as-of", AS_OF.isoformat()]) == 0, capsys.readouterr()
+    parsed = Counter(Path(where).name for _, where in spied["parse_bytes"])
+    assert parsed == {"BOE-A-2003-23514.xml": 1, "BOE-A-2003-23514.metadatos.xml": 1}
+    assert len(spied["verify_corpus"]) == 1 and len(spied["verify_norms"]) == 1
+    assert [copy.norm for copy, *_ in spied["ingest_report"]] == norms

@@ -4,10 +4,14 @@ search, the trainer, the support check and the sanitizer share."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import ROOT
 
 from citavial.build import patterns as P
 from citavial.build.errors import BuildError
@@ -39,6 +43,30 @@ FOLD_CASES = [
                          ids=[c[0] for c in FOLD_CASES])
 def test_fold_table(text, expected):
     assert fold(text) == expected
+
+
+# Every character of the blocks a Spanish text or a pasted question may bring: Latin-1 and
+# Latin Extended-A/B/Additional, spacing and combining marks, Greek, general punctuation, letterlike and
+# number forms, ligatures, fullwidth forms; as single characters and inside words.
+PARITY_BLOCKS = [(0x20, 0x250), (0x2B0, 0x370), (0x370, 0x400), (0x1E00, 0x1F00), (0x2000, 0x2070),
+                 (0x2100, 0x2190), (0x2460, 0x24FF), (0x3000, 0x3004), (0xFB00, 0xFB07),
+                 (0xFF01, 0xFF5F)]
+
+
+def test_the_pages_fold_is_the_python_fold():
+    """site_src/static/util.js's fold (the search and signs pages) folds every character of
+    PARITY_BLOCKS, alone and between letters, and the fold table's texts, as build/text.py."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is missing: the parity test runs the page's JavaScript under node")
+    chars = [chr(c) for lo, hi in PARITY_BLOCKS for c in range(lo, hi)
+             if unicodedata.category(chr(c)) != "Cs"]
+    texts = chars + [f"Añ{ch}B  c" for ch in chars] + [c[1] for c in FOLD_CASES]
+    proc = subprocess.run([node, ROOT / "tests" / "js" / "fold.js"], input=json.dumps(texts),
+                          capture_output=True, text=True, timeout=120, check=True)
+    differ = [(t, fold(t), js) for t, js in zip(texts, json.loads(proc.stdout), strict=True)
+              if js != fold(t)]
+    assert differ == [], f"{len(differ)} of {len(texts)} differ, e.g. {differ[:5]}"
 
 
 @given(st.text(max_size=80))

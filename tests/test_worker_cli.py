@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import pytest
+from support import ROOT
 from worker_helpers import (
     SCRIPTED_STATUS,
     TEST_CALIBRATION,
@@ -151,6 +153,31 @@ def test_ask_json_keeps_the_option_payload(built_site, capsys):
     assert set(option) == {"letter", "text", "basis", "reason", "words", "ref", "url"}
     assert (option["letter"], option["basis"], option["ref"]) == ("b", "stated",
                                                                   "RD-1428/2003#art80.2")
+
+
+@pytest.mark.parametrize("argv", [
+    pytest.param(["search", "x"], id="search"),
+    pytest.param(["eval"], id="eval"),
+    pytest.param(["serve"], id="serve"),
+    pytest.param(["ask", "x"], id="ask"),
+    pytest.param(["calibrate"], id="calibrate"),
+    pytest.param(["exam", "bank.jsonl"], id="exam"),
+    pytest.param(["mcp"], id="mcp"),
+])
+def test_every_dist_option_is_the_same_option(argv):
+    """Every subcommand that reads the built site takes ``--dist`` alike (default dist/)."""
+    from citavial.build import paths
+    from citavial.worker.cli import parser as citavial_parser
+    p = citavial_parser()
+    assert p.parse_args(argv).dist == paths.DIST
+    assert p.parse_args([*argv, "--dist", "elsewhere"]).dist == Path("elsewhere")
+
+
+def test_dist_is_declared_once():
+    """One declaration (build/search_cli.py: dist_option, an argparse parent parser)."""
+    sources = [p.read_text(encoding="utf-8") for folder in ("build", "worker")
+               for p in sorted((ROOT / folder).rglob("*.py"))]
+    assert sum(s.count('add_argument("--dist"') for s in sources) == 1
 
 
 @pytest.mark.parametrize("argv", [

@@ -14,10 +14,8 @@ import sys
 from pathlib import Path
 
 from citavial.build import cli as build_cli
-from citavial.build import paths
+from citavial.build import paths, search_cli
 from citavial.build.errors import BuildError
-
-DIST = paths.DIST
 
 
 def _existing_file(value: str) -> Path:
@@ -30,8 +28,7 @@ def _existing_file(value: str) -> Path:
 
 def _shared() -> dict[str, argparse.ArgumentParser]:
     """Options several subcommands share, each declared once (argparse parent parsers)."""
-    dist = argparse.ArgumentParser(add_help=False)
-    dist.add_argument("--dist", type=Path, default=DIST, help="the built site (default dist/)")
+    dist = search_cli.dist_option()
     answering = argparse.ArgumentParser(add_help=False)
     answering.add_argument("--no-model", action="store_true", help="never load the language "
                            "model (the default answer path does not use it)")
@@ -91,7 +88,8 @@ def add_parsers(subparsers) -> None:
     c.set_defaults(func=_cmd_calibrate)
 
     e = subparsers.add_parser("exam", help="paste every question of a bank (JSONL or CSV) as a "
-                              "student would, and report what the worker names → exam-report/")
+                              "student would, and report what the worker names → exam-report/",
+                              parents=[shared["dist"]])
     e.add_argument("bank", type=Path, help="the bank: .jsonl (question, options, answer…) or "
                    ".csv (id,question,a,b,c,answer…)")
     e.add_argument("--split", choices=("dev", "test", "all"), default="all",
@@ -104,7 +102,6 @@ def add_parsers(subparsers) -> None:
                    help="deciding-article labels (golden/dgt-labels/agreed.jsonl)")
     e.add_argument("--paste", choices=("one-line", "multi-line"), default="one-line",
                    help="how a question is pasted: 'stem a) … b) …' or one option a line")
-    e.add_argument("--dist", type=Path, default=DIST, help="the built site (default dist/)")
     e.set_defaults(func=_cmd_exam)
 
     mc = subparsers.add_parser("mcp", help="serve the verified passages to an MCP client on "

@@ -29,6 +29,10 @@ WEB_FILE = re.compile(r"\.(?:html?|php|aspx?|jsp|pdf|xml|json|js|css)\b", re.IGN
 BARE_DOMAIN = re.compile(r"[\w-]+\.[a-z]{2,}(?![^\W\d_])", re.IGNORECASE)
 # A dotted IPv4 address ("10.0.0.1/x"): a host as much as a domain is (issue 26.8).
 BARE_IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.]*\d)")
+# An IPv6 address ("2001:db8::1", "[::1]:8000/x" once its brackets are dropped): groups
+# compressed by "::", or all eight written; a time ("10:30:15") is neither.
+BARE_IPV6 = re.compile(r"(?<![\w:])(?=[0-9a-f:]*::)[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?!\w)"
+                       r"|(?<![\w:])[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){7}(?![\w:])", re.IGNORECASE)
 # Canonical refs and norm numbers in prose: "RD-1428/2003#art48", "#art48", "1428/2003".
 CANONICAL_IN_PROSE = re.compile(r"#|\bRD-\d|\b\d{1,4}/(?:19|20)\d\d\b|REF\b", re.IGNORECASE)
 

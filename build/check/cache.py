@@ -119,12 +119,14 @@ def site_for_check(corpus: Path, site_src: Path, as_of: date,
     reg = _load(folder / REGULATION_FILE)
     if reg is None:
         from citavial.build.atomic import staged_dir
-        from citavial.build.ingest import ingest
+        from citavial.build.ingest import from_bloques, parse_texto, source_of
+        from citavial.build.ingest.wordings import read_wordings
         from citavial.build.render.changes import history_links, unit_changes
         from citavial.build.render.pages import render
-        reg = ingest(info.texto_path, info.metadatos_path, as_of)
+        bloques = parse_texto(info.texto_path)   # parsed once, as the build does
+        reg = from_bloques(bloques, source_of(info), as_of)
         # the "qué cambió" links as the site has them: a page's words are the site's words
-        links = history_links(unit_changes(info.texto_path, reg))
+        links = history_links(unit_changes(read_wordings(bloques, as_of), reg))
         with staged_dir(folder) as stage:
             render(reg, Path(site_src), stage, change_links=links)
             (stage / REGULATION_FILE).write_bytes(pickle.dumps(

@@ -41,7 +41,7 @@ _RETRY_UNCHANGED = "retry `citavial fetch {}`; the corpus was not changed"
 _DEFAULT_BASE = "https://www.boe.es/datosabiertos/api/legislacion-consolidada"
 
 
-class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+class HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
     """Follow redirects to http(s) only; urllib's default would also follow ftp://."""
 
     def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int,
@@ -66,7 +66,8 @@ def _check_args(boe_id: str, base_url: str, timeout: float) -> str:
     return base_url.rstrip("/")
 
 
-def _read_body(resp: http.client.HTTPResponse, url: str, deadline: float, timeout: float) -> bytes:
+def read_body(resp: http.client.HTTPResponse, url: str, deadline: float, timeout: float) -> bytes:
+    """The whole body, at most MAX_BYTES, by ``deadline`` (also for corpus/images.py)."""
     # The socket timeout bounds each read; the deadline bounds the whole download (slow drip).
     chunks: list[bytes] = []
     total = 0
@@ -89,14 +90,14 @@ def _download(url: str, boe_id: str, timeout: float) -> bytes:
     retry = f"check the network and --base-url, then retry `citavial fetch {boe_id}`"
     try:
         # A fresh opener per call so proxy settings come from the current environment.
-        with urllib.request.build_opener(_HttpOnlyRedirects).open(req, timeout=timeout) as resp:
+        with urllib.request.build_opener(HttpOnlyRedirects).open(req, timeout=timeout) as resp:
             if resp.status != 200:
                 raise BuildError(url, f"HTTP status {resp.status} {resp.reason}, expected 200", retry)
             ctype = resp.headers.get("Content-Type", "(none)")
             if resp.headers.get_content_type() not in _XML_TYPES:
                 raise BuildError(url, f"Content-Type is {ctype!r}, expected application/xml or text/xml",
                                  "check --base-url points at the BOE consolidated-legislation API")
-            return _read_body(resp, url, deadline, timeout)
+            return read_body(resp, url, deadline, timeout)
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
             raise BuildError(url, f"BOE has no norm {boe_id} (HTTP 404)",

@@ -23,7 +23,7 @@ import urllib.request
 from pathlib import Path
 
 from citavial.build import atomic
-from citavial.build.corpus.fetch import _HttpOnlyRedirects, _read_body
+from citavial.build.corpus.fetch import HttpOnlyRedirects, read_body
 from citavial.build.errors import BuildError
 from citavial.build.safexml import parse_file
 
@@ -50,12 +50,12 @@ def _download(url: str, timeout: float) -> tuple[bytes, str]:
     req = urllib.request.Request(url, headers={"User-Agent": "citavial-fetch"})
     retry = "check the network and --image-base-url, then retry; corpus/images was not changed"
     try:
-        with urllib.request.build_opener(_HttpOnlyRedirects).open(req, timeout=timeout) as resp:
+        with urllib.request.build_opener(HttpOnlyRedirects).open(req, timeout=timeout) as resp:
             ctype = resp.headers.get_content_type()
             if ctype not in SIGNATURES:
                 raise BuildError(url, f"Content-Type is {ctype!r}, expected an image "
                                       f"({', '.join(SIGNATURES)})", retry)
-            data = _read_body(resp, url, float("inf"), timeout)
+            data = read_body(resp, url, float("inf"), timeout)
     except urllib.error.HTTPError as exc:
         raise BuildError(url, f"HTTP status {exc.code} {exc.reason}, expected 200", retry) from None
     except urllib.error.URLError as exc:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from typing import Any
 from lxml import etree
 
 from citavial.build import atomic
-from citavial.build.corpus.norms import verify_norms
+from citavial.build.corpus.norms import NormCopy, verify_norms
 from citavial.build.errors import BuildError
 from citavial.build.patterns import BOE_ID, ISO_UTC, SHA256_HEX
 from citavial.build.safexml import parse_bytes
@@ -56,7 +56,8 @@ _COMMENT = ("Integrity manifest of the BOE corpus; schema documented in build/co
 
 @dataclass(frozen=True)
 class CorpusInfo:
-    """The verified main norm: where its files are and what the BOE says about them."""
+    """The verified main norm: where its files are and what the BOE says about them; ``norms``
+    are the verified copies of corpus/norms/ (empty when the corpus has none)."""
 
     boe_id: str
     texto_path: Path
@@ -66,6 +67,7 @@ class CorpusInfo:
     html_url: str
     sha256: str  # of the texto XML
     title: str = ""
+    norms: tuple[NormCopy, ...] = ()
 
     def __repr__(self) -> str:
         return (f"CorpusInfo({self.boe_id}, {self.texto_path.name}, consolidated {self.consolidated}, "
@@ -280,8 +282,11 @@ def _check_metadata_agrees(path: Path, boe_id: str, entry: dict[str, Any]) -> No
     return meta
 
 
-def verify_corpus(corpus_dir: Path, boe_id: str = MAIN_NORM) -> CorpusInfo:
-    """Check every file in the manifest (existence, size, sha256); return the ``boe_id`` norm's info."""
+def verify_corpus(corpus_dir: Path, boe_id: str = MAIN_NORM,
+                  norms_required: bool = False) -> CorpusInfo:
+    """Check every file in the manifest (existence, size, sha256) and those of corpus/norms/;
+    return the ``boe_id`` norm's info. ``norms_required``: a corpus without norms/ is an error
+    (the build's), not a Reglamento-only corpus."""
     corpus_dir = Path(corpus_dir)
     norms = load_manifest(corpus_dir)["norms"]
     if boe_id not in norms:
@@ -296,8 +301,8 @@ def verify_corpus(corpus_dir: Path, boe_id: str = MAIN_NORM) -> CorpusInfo:
         infos[norm_id] = CorpusInfo(boe_id=norm_id, texto_path=texto, metadatos_path=metadatos,
                                     consolidated=meta.consolidated, eli=meta.eli, html_url=meta.html_url,
                                     sha256=entry["files"]["texto"]["sha256"], title=meta.title)
-    if (corpus_dir / "norms").exists():
+    if not norms_required and not (corpus_dir / "norms").exists():
         # A corpus without norms/ (one written by `citavial fetch` alone) holds the Reglamento only.
-        verify_norms(corpus_dir)
-    return infos[boe_id]
+        return infos[boe_id]
+    return replace(infos[boe_id], norms=tuple(verify_norms(corpus_dir).values()))
 

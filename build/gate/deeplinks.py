@@ -3,8 +3,9 @@
 A unit page cannot carry its own allowlisted links (they are proven on the rendered page), so each
 page gets a small script ``deeplinks/<page>.js`` (a script, not JSON, because file:// forbids
 fetch) with the allowlist's link of every passage on it and, for tables, a link per row proven by
-the gate's own row check. A row the gate cannot link (too short, repeated) gets ``""`` and the
-control falls back to the table's link.
+the gate's own row check — or, for a row that check refuses (too short to quote, repeated on
+the page), found by its place in the table and proven by the same matcher (fragments/cells.py).
+A row neither can link gets ``""`` and the control falls back to the table's link.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import json
 from pathlib import Path
 
 from citavial.build.atomic import write_staged
-from citavial.build.gate.verify import ROW_SEPARATOR, Pages, check_quote
+from citavial.build.gate.fragments.cells import cell_blocks, row_fragment
+from citavial.build.gate.verify import ROW_SEPARATOR, Pages, Reason, check_quote
 from citavial.build.models import AllowlistEntry, Citation, Regulation
 from citavial.build.refs import anchor
 from citavial.build.render.pages import deeplinks_script as script_name
@@ -31,16 +33,36 @@ def page_links(reg: Regulation, site_dir: Path, allowlist: list[AllowlistEntry],
         for block in unit.passages:
             if block.kind != "table" or block.table is None or block.ref is None:
                 continue
-            urls = []
-            for row in block.table.rows:
-                # An empty cell (the corner of a header row) is no block of the page's text:
-                # quoting it made the header row unlinkable.
-                quote = ROW_SEPARATOR.join(c.text.replace("\n", " ") for c in row
-                                           if c.text.strip())
-                check = check_quote(reg, pages, Citation("<row>", 0, block.ref, quote))
-                urls.append(check.url if not check.reason else "")
-            out[unit.page]["rows"][anchor(block.ref)] = urls
+            texts = [[c.text.replace("\n", " ") for c in row] for row in block.table.rows]
+            out[unit.page]["rows"][anchor(block.ref)] = _row_links(reg, pages, unit.page,
+                                                                    block.ref, texts)
     return out
+
+
+# The row check's refusals that say only "these words cannot single the row out": the row's
+# place in the table still can. Any other refusal (a repealed or unknown ref) stands.
+BY_PLACE = frozenset({Reason.TOO_SHORT, Reason.AMBIGUOUS, Reason.ROW_AMBIGUOUS,
+                      Reason.ROW_NOT_SELECTABLE})
+
+
+def _row_links(reg: Regulation, pages: Pages, page: str, ref: str,
+               rows: list[list[str]]) -> list[str]:
+    """A link per row: the gate's own row check when it passes; else (a row too short to be
+    quoted, or whose cells recur elsewhere on the page) the row found by its place in the
+    table, proven by the matcher (fragments.cells); else ""."""
+    grid = cell_blocks(pages[page], anchor(ref), rows)
+    urls = []
+    for i, row in enumerate(rows):
+        # An empty cell (the corner of a header row) is no block of the page's text:
+        # quoting it made the header row unlinkable.
+        quote = ROW_SEPARATOR.join(text for text in row if text.strip())
+        check = check_quote(reg, pages, Citation("<row>", 0, ref, quote))
+        blocks = [] if grid is None else [b for b in grid[i] if b is not None]
+        fragment = row_fragment(pages[page], anchor(ref), blocks) \
+            if check.code in BY_PLACE else None
+        urls.append(check.url if not check.reason else
+                    f"{page}#{fragment}" if fragment is not None else "")
+    return urls
 
 
 def write_page_links(reg: Regulation, site_dir: Path, allowlist: list[AllowlistEntry],

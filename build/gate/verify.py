@@ -161,6 +161,22 @@ def subtree(unit: Unit, ref: str) -> list[Block]:
     return list(hit[1])
 
 
+_ANCHORS: dict[tuple[int, str], tuple[Unit, frozenset[str]]] = {}
+
+
+def _in_force_anchors(unit: Unit, ref: str) -> frozenset[str]:
+    """The anchors of the blocks in force that a citation of ``ref`` may land in, kept per
+    unit and ref like ``subtree``: built for every quote, they were most of the gate's time
+    on a note of many quotes citing a large annex (issue 26)."""
+    hit = _ANCHORS.get((id(unit), ref))
+    if hit is None or hit[0] is not unit:
+        if len(_ANCHORS) >= 1024:
+            _ANCHORS.clear()
+        hit = _ANCHORS[(id(unit), ref)] = (unit, frozenset(
+            anchor(b.ref) for b in subtree(unit, ref) if b.status == IN_FORCE and b.ref is not None))
+    return hit[1]
+
+
 def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
     """Judge one citation; see the module docstring for the rules."""
     if cit.ref_error:
@@ -179,17 +195,20 @@ def check_quote(reg: Regulation, pages: Pages, cit: Citation) -> QuoteCheck:
     if unit.status != IN_FORCE or not any(b.status == IN_FORCE for b in blocks):
         return _fail(cit, Reason.REF_REPEALED, f"ref repealed: {cit.ref} is {unit.status if unit.status != IN_FORCE else blocks[0].status} "
                                f"on {reg.as_of} and cannot be cited")
-    words = normalize(cit.quote).split()
-    if len(words) < MIN_WORDS or len(normalize(cit.quote)) < MIN_CHARS:
+    norm = normalize(cit.quote)
+    words = norm.split()
+    if len(words) < MIN_WORDS or len(norm) < MIN_CHARS:
         return _fail(cit, Reason.TOO_SHORT, f"too short to be meaningful ({len(words)} words; at least "
                                f"{MIN_WORDS} words and {MIN_CHARS} characters)")
     page = pages[unit.page]
-    allowed = {anchor(b.ref) for b in blocks if b.status == IN_FORCE and b.ref is not None}
+    allowed = _in_force_anchors(unit, cit.ref)
     if ROW_SEPARATOR in cit.quote:
         return _check_row(page, unit, cit, allowed, pages.blocks_by_norm(unit.page))
+    if norm not in _flat(page):   # absent even across blocks: one search of the page, not two
+        return _fail(cit, Reason.NOT_FOUND, _NOT_FOUND)
     matches = find_all(page, cit.quote)
     if not matches:
-        return _fail(cit, *_diagnose_absent(page, cit.quote))
+        return _fail(cit, *_diagnose_absent(page, norm))
     if len(matches) > 1:
         where = ", ".join(f"#{m.start_anchor or '?'}" for m in matches[:5])
         return _fail(cit, Reason.AMBIGUOUS, f"found {len(matches)} times on {unit.page} ({where}): a browser "
@@ -210,7 +229,7 @@ def _same_literal(a: str, b: str) -> bool:
     return _LITERAL_WS.sub(" ", a).strip() == _LITERAL_WS.sub(" ", b).strip()
 
 
-def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: set[str],
+def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: frozenset[str],
                by_norm: dict[str, list[int]]) -> QuoteCheck:
     """A row quote: each " | "-separated segment is one whole cell, the cells consecutive.
 
@@ -245,15 +264,25 @@ def _check_row(page: PageText, unit: Unit, cit: Citation, allowed: set[str],
     return QuoteCheck(cit, "", f"{unit.page}#{link.fragment}")
 
 
-def _diagnose_absent(page: PageText, quote: str) -> tuple[Reason, str]:
-    """Why a quote has no word-bounded match inside one block."""
-    needle = normalize(quote)
-    if needle in page.joined.replace("\n", " "):
+_NOT_FOUND = "not found on the cited page"
+
+
+def _flat(page: PageText) -> str:
+    """The page's text as one run (blocks joined by a space), made once per page."""
+    flat = page.memo.get("flat")
+    if flat is None:
+        flat = page.memo["flat"] = page.joined.replace("\n", " ")
+    return flat
+
+
+def _diagnose_absent(page: PageText, needle: str) -> tuple[Reason, str]:
+    """Why a quote (``needle``: normalized) has no word-bounded match inside one block."""
+    if needle in _flat(page):
         if needle not in page.joined:
             return (Reason.STRADDLES_BLOCKS,
                     "straddles a block boundary (paragraphs or table cells): quote one block")
         return Reason.NOT_WORD_BOUNDED, "not word-bounded: the quote starts or ends inside a word"
-    return Reason.NOT_FOUND, "not found on the cited page"
+    return Reason.NOT_FOUND, _NOT_FOUND
 
 
 def build_allowlist(reg: Regulation, pages: Pages, source_url: str) -> list[AllowlistEntry]:

@@ -2,7 +2,8 @@
 
 The XML is a flat sequence of <bloque>; the hierarchy exists only as the order of heading blocks,
 and three numbering spaces share it (the Real Decreto's preceptos, the Reglamento, each ANEXO).
-``ingest`` walks the blocks once, tracking the numbering space and the open headings.
+``ingest`` walks the blocks once, tracking the numbering space and the open headings. A build reads
+the whole corpus once through :func:`citavial.build.ingest.read.read_corpus`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import Protocol
 
-from citavial.build.corpus.integrity import verify_corpus
+from lxml import etree
+
+from citavial.build.corpus.integrity import read_metadata, verify_corpus
 from citavial.build.errors import BuildError
 from citavial.build.ingest.walk import walk
 from citavial.build.models import Regulation, Source
@@ -38,7 +42,11 @@ def with_renames(reg: Regulation, corpus_dir: Path) -> Regulation:
 
 def ingest(texto: Path, metadatos: Path, as_of: date) -> Regulation:
     """Parse the corpus files into the Regulation in force on ``as_of``."""
-    source = read_source(metadatos)
+    return from_bloques(parse_texto(texto), read_source(metadatos), as_of)
+
+
+def parse_texto(texto: Path) -> list[etree._Element]:
+    """The <bloque> elements of a BOE texto XML, after checking the API envelope."""
     root = parse_file(texto)
     status = root.findtext("status/code")
     if status != "200":
@@ -48,34 +56,42 @@ def ingest(texto: Path, metadatos: Path, as_of: date) -> Regulation:
     if not bloques:
         raise BuildError(str(texto), "has no data/texto/bloque elements (truncated?)",
                          "restore the file from the BOE open-data API")
+    return bloques
+
+
+def from_bloques(bloques: list[etree._Element], source: Source, as_of: date) -> Regulation:
+    """The Regulation in force on ``as_of`` from the texto's blocks (:func:`parse_texto`)."""
     units, toc, initial, preamble, inactive = walk(bloques, as_of)
     return Regulation(as_of=as_of, source=source, units=tuple(units), toc=tuple(toc),
                       initial_notes=tuple(initial), preamble=tuple(preamble),
                       inactive=tuple(inactive))
 
 
+class BoeRecord(Protocol):
+    """What the corpus's verification knows of a norm (CorpusInfo, NormMetadata, NormCopy)."""
+
+    @property
+    def boe_id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def consolidated(self) -> str: ...   # ISO date, or ISO 8601 UTC (its date is kept)
+    @property
+    def eli(self) -> str: ...
+    @property
+    def html_url(self) -> str: ...
+
+
+def source_of(record: BoeRecord) -> Source:
+    """The Source shown on a norm's pages, from its verified record."""
+    return Source(norm_id=record.boe_id, title=record.title,
+                  consolidated=record.consolidated[:10], eli=record.eli,
+                  html_url=record.html_url,
+                  api_url=f"https://www.boe.es/datosabiertos/api/legislacion-consolidada/id/"
+                          f"{record.boe_id}",
+                  license=LICENSE)
+
+
 def read_source(metadatos: Path) -> Source:
-    root = parse_file(metadatos)
-    meta = root.find("data/metadatos")
-    if meta is None:
-        raise BuildError(str(metadatos), "has no data/metadatos element",
-                         "restore the file from the BOE open-data API")
-
-    def field(name: str) -> str:
-        value = (meta.findtext(name) or "").strip()
-        if not value:
-            raise BuildError(f"{metadatos}:{name}", "is missing or empty",
-                             "restore the file from the BOE open-data API")
-        return value
-
-    norm_id = field("identificador")
-    updated = field("fecha_actualizacion")
-    return Source(
-        norm_id=norm_id,
-        title=field("titulo"),
-        consolidated=f"{updated[0:4]}-{updated[4:6]}-{updated[6:8]}",
-        eli=field("url_eli"),
-        html_url=field("url_html_consolidada"),
-        api_url=f"https://www.boe.es/datosabiertos/api/legislacion-consolidada/id/{norm_id}",
-        license=LICENSE,
-    )
+    """The Source of a metadatos XML file (corpus/integrity.py reads and checks its fields)."""
+    return source_of(read_metadata(metadatos))

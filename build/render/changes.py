@@ -11,15 +11,10 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 
-from lxml import etree
-
-from citavial.build.ingest.blocks import read_version
 from citavial.build.ingest.structure import assign_article_refs, assign_sequential_refs
-from citavial.build.ingest.versions import version_of
+from citavial.build.ingest.wordings import Wording, Wordings
 from citavial.build.models import Block, Regulation, Unit, Version
-from citavial.build.safexml import parse_file
 
 EQUAL, DELETED, INSERTED = "eq", "del", "ins"
 
@@ -75,13 +70,12 @@ def word_diff(old: str, new: str) -> tuple[tuple[str, str], ...]:
     return tuple(runs)
 
 
-def _paragraphs(unit: Unit, version: etree._Element, as_of: date) -> list[Block]:
+def _paragraphs(unit: Unit, wording: Wording) -> list[Block]:
     """The citable blocks of one wording, with refs as the ingest assigns them."""
-    blocks, _ = read_version(version, as_of)
     if unit.kind in ("annex", "annex_section"):
-        body = [b for b in blocks if b.kind != "heading"]
+        body = [b for b in wording.blocks if b.kind != "heading"]
         return [b for b in assign_sequential_refs(unit.ref, body) if b.ref]
-    body = [b for b in blocks if b.source_class != "articulo"]
+    body = [b for b in wording.blocks if b.source_class != "articulo"]
     return [b for b in assign_article_refs(unit.ref, body) if b.ref]
 
 
@@ -102,19 +96,18 @@ def _pairs(old: list[Block], new: list[Block]) -> list[ParagraphDiff]:
     return out
 
 
-def unit_changes(texto: Path, reg: Regulation) -> dict[str, tuple[Change, ...]]:
-    """{unit ref: its changes in date order} for every unit shown on the site."""
+def unit_changes(wordings: Wordings, reg: Regulation) -> dict[str, tuple[Change, ...]]:
+    """{unit ref: its changes in date order} for every unit shown on the site, from the
+    wordings the ingest read (ingest/wordings.py), in the blocks' document order."""
     units = {u.block_id: u for u in reg.units}
     out: dict[str, tuple[Change, ...]] = {}
-    for bloque in parse_file(texto).findall("data/texto/bloque"):
-        unit = units.get(bloque.get("id"))
-        elements = bloque.findall("version")
-        if unit is None or len(elements) < 2:
+    for block_id, unit_wordings in wordings.items():
+        unit = units.get(block_id)
+        if unit is None:
             continue
-        where = f"bloque id={bloque.get('id')!r}"
-        wordings = [(version_of(v, where), _paragraphs(unit, v, reg.as_of)) for v in elements]
+        read = [(w.version, _paragraphs(unit, w)) for w in unit_wordings]
         changes = [Change(unit.ref, v0, v1, tuple(_pairs(p0, p1)))
-                   for (v0, p0), (v1, p1) in zip(wordings, wordings[1:], strict=False)]
+                   for (v0, p0), (v1, p1) in zip(read, read[1:], strict=False)]
         out[unit.ref] = tuple(c for c in changes if c.paragraphs)
     return out
 
@@ -182,9 +175,8 @@ def change_id(c: Change) -> str:
 
 def history_links(changes: dict[str, tuple[Change, ...]]) -> dict[str, dict[str, str]]:
     """{unit ref: {"<norm id> <ISO date>": anchor on cambios.html}}: what render() takes as
-    ``change_links`` for the unit pages' "qué cambió" links (build/pipeline.py ``_changes``
-    builds the same; tests/test_check.py compares the pages `citavial check` renders with the
-    site's)."""
+    ``change_links`` for the unit pages' "qué cambió" links, in the build and in `citavial check`
+    (tests/test_check.py compares the pages `citavial check` renders with the site's)."""
     return {ref: {f"{c.after.norm_id} {c.in_force.isoformat()}": change_id(c) for c in cs}
             for ref, cs in changes.items()}
 

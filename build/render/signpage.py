@@ -13,13 +13,11 @@ Where the words come from, honestly labelled on the page:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from citavial.build.ingest.blocks import read_version
-from citavial.build.ingest.versions import version_of
+from citavial.build.errors import BuildError
+from citavial.build.ingest.wordings import Wordings
 from citavial.build.models import AllowlistEntry, SignEntry, Version
 from citavial.build.patterns import MARKING_DEFINITION, SIGN_CATALOGUE_CODE
-from citavial.build.safexml import parse_file
 
 CATALOGUE_BLOCK = "A5"   # the BOE block of ANEXO I §5 (catálogo de señales)
 GROUP_ORDER = "PRSM"
@@ -57,23 +55,22 @@ def code_key(code: str) -> tuple:
             int(sub_digits or 0), tail)
 
 
-def previous_catalogue(texto: Path) -> tuple[Version, list[tuple[str, str, str, str]]]:
+def previous_catalogue(wordings: Wordings) -> tuple[Version, list[tuple[str, str, str, str]]]:
     """(that wording's version, [(code, name, chapter, image url)]) from the first wording of
     ANEXO I §5, whose table cells hold an image, the code and the name."""
-    for bloque in parse_file(texto).findall("data/texto/bloque"):
-        if bloque.get("id") != CATALOGUE_BLOCK:
-            continue
-        first = bloque.findall("version")[0]
-        blocks, _ = read_version(first, version_of(first, "A5").in_force)
-        out, chapter = [], ""
-        for b in blocks:
-            if b.kind == "heading":
-                chapter = _chapter(b.text) or chapter
-            elif b.kind == "table" and b.table is not None:
-                out += [e for row in b.table.rows for cell in row
-                        if (e := _entry(cell.text, cell.images, chapter))]
-        return version_of(first, "A5"), out
-    raise KeyError(CATALOGUE_BLOCK)
+    if CATALOGUE_BLOCK not in wordings:
+        raise BuildError(f"bloque id={CATALOGUE_BLOCK!r}", "has no earlier wording (the signs "
+                         "page names vertical signs from the 2003 catalogue)",
+                         "restore the corpus file from the BOE")
+    first = wordings[CATALOGUE_BLOCK][0]
+    out, chapter = [], ""
+    for b in first.blocks:
+        if b.kind == "heading":
+            chapter = _chapter(b.text) or chapter
+        elif b.kind == "table" and b.table is not None:
+            out += [e for row in b.table.rows for cell in row
+                    if (e := _entry(cell.text, cell.images, chapter))]
+    return first.version, out
 
 
 def _chapter(text: str) -> str:
@@ -118,9 +115,10 @@ def markings(allowlist: list[AllowlistEntry]) -> dict[str, tuple[str, Mention]]:
     return out
 
 
-def catalogue(texto: Path, allowlist: list[AllowlistEntry]) -> tuple[Version, list[Sign]]:
+def catalogue(wordings: Wordings,
+              allowlist: list[AllowlistEntry]) -> tuple[Version, list[Sign]]:
     """Every code: the previous catalogue's signs plus the in-force road markings."""
-    version, old = previous_catalogue(texto)
+    version, old = previous_catalogue(wordings)
     said = mentions(allowlist)
     signs = {code: Sign(code, name, chapter, image, None, tuple(said.get(code, ())))
              for code, name, chapter, image in old}

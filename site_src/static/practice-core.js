@@ -38,17 +38,9 @@
     return clamp01(post);
   }
 
-  /* Deterministic PRNG (mulberry32) so that a stored seed replays the same order. */
-  function rng(seed) {
-    var a = seed >>> 0;
-    return function () {
-      a = (a + 0x6D2B79F5) >>> 0;
-      var t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+  /* util.js: under node (the tests) by require, in the page as loaded before this file */
+  var rng = (typeof module !== "undefined" && module.exports ? require("./util.js")
+    : root.CitavialUtil).rng;
 
   function newState(seed) {
     return { version: 1, seed: (seed >>> 0) || 1, step: 0, mastery: {}, answered: {}, log: [],

@@ -2,7 +2,7 @@
    written by `citavial build`: build/index/make/export.py), loads the postings of a query's
    terms and the result data of the passages it shows from shards (search/terms-*.js,
    search/docs-*.js) by inserting a <script> for each shard it needs, and ranks passages EXACTLY as `citavial search` does: this file
-   mirrors build/index/lexical.py line for line (fold, tokens, forms and prefix fallback,
+   mirrors build/index/lexical.py line for line (fold from util.js, tokens, forms and prefix fallback,
    negation prefixes, designators, integer BM25 sums, ties by ref, roll-up with the top group
    allowed FIRST_UNIT places) and finds the signs a query names exactly as
    build/index/signmatch.py does (shown above the passages, as links to senales.html, never as
@@ -10,11 +10,7 @@
    queries and compares the top 10 and the signs with the CLI. */
 (function (root) {
   "use strict";
-  var QUOTES = { "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u05f3": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u05f4": '"' };
-  var LETTERS = { "ø": "o", "ł": "l", "đ": "d", "ð": "d", "ħ": "h", "æ": "ae", "œ": "oe", "ß": "ss" };
-  var DROP = /[\p{Mn}\p{Me}\p{Cf}\p{Cc}]/u;
-  var SPACE = /\p{White_Space}/u;
+  var fold = root.CitavialUtil.fold;   /* util.js: build/text.py's fold, ñ kept */
   var TOKEN = /\d{1,3}(?:\.\d{3})+(?!\d)|\d+(?:,\d+)?|[\p{L}\p{Nl}\p{No}]+/gu;
   var DESIGNATOR_WORDS = { art: 1, articulo: 1, articulos: 1 };
   var ROMANS = { i: "I", ii: "II", iii: "III", iv: "IV" };
@@ -22,23 +18,6 @@
   var SIGN_QUERY = /(?<![\p{L}\p{N}_])([prsm])[-\u2010\u2011 ]?(\d{1,3}(?:\.\d{1,2})?[a-z]?)(?![\p{L}\p{N}_])/gu;
   var SOFT_PLURAL = "lnrdzj", HYPHENS = "-\u2010\u2011";
   var MAX_RESULTS = 20;
-
-  /* build/text.py's fold: the gate's comparison form, ñ kept. */
-  function fold(text) {
-    var out = "";
-    for (var ch of text) {
-      if (ch === "ñ" || ch === "Ñ") { out += "ñ"; continue; }
-      if (QUOTES[ch]) { out += QUOTES[ch]; continue; }
-      if (SPACE.test(ch)) { out += " "; continue; }
-      var d = ch.normalize("NFKD");
-      if (d.length > 1 && d[0] === " ") { out += ch.toLowerCase(); continue; }
-      for (var c of d.toLowerCase().normalize("NFKD")) {
-        if (SPACE.test(c)) out += " ";
-        else if (!DROP.test(c)) out += LETTERS[c] || c;
-      }
-    }
-    return out;
-  }
 
   function foldedTokens(folded) {
     var out = [], m;

@@ -4,8 +4,9 @@
   "use strict";
   var input = document.getElementById("senal-q"), status = document.getElementById("senal-estado");
   var items = Array.prototype.slice.call(document.querySelectorAll("li.sign"));
+  /* util.js's fold (the gate's), loosened for a filter: "n" finds "ñ", and any hyphen is "-". */
   function fold(s) {
-    return s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/\u2011/g, "-");
+    return window.CitavialUtil.fold(s).replace(/ñ/g, "n").replace(/[\u2010\u2011]/g, "-");
   }
   var keys = items.map(function (li) { return fold(li.getAttribute("data-search")); });
   function filter() {

@@ -6,17 +6,9 @@
 
   var RULES = Object.freeze({ questions: 30, seconds: 30 * 60, maxErrors: 3 });
 
-  /* Deterministic PRNG (mulberry32): a stored seed redraws the same exam. */
-  function rng(seed) {
-    var a = seed >>> 0;
-    return function () {
-      a = (a + 0x6D2B79F5) >>> 0;
-      var t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+  /* util.js: under node (the tests) by require, in the page as loaded before this file */
+  var rng = (typeof module !== "undefined" && module.exports ? require("./util.js")
+    : root.CitavialUtil).rng;
 
   function byId(a, b) { return a.id < b.id ? -1 : a.id > b.id ? 1 : 0; }
 

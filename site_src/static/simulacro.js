@@ -26,28 +26,7 @@
   function save() {
     try { localStorage.setItem(KEY, JSON.stringify(store)); } catch (e) { /* private mode */ }
   }
-  function make(tag, cls, s) {
-    var el = document.createElement(tag);
-    if (cls) el.className = cls;
-    if (s != null) el.textContent = s;
-    return el;
-  }
-  /* A table-row quote ("cell | cell", e.g. a points row of the Ley's anexo II) shows as a
-   * one-row table of its cells, as the guides show it; any other quote as plain text. */
-  function fillQuote(el, quote) {
-    el.textContent = "";
-    var cells = quote.split(" | ");
-    if (cells.length < 2) { el.textContent = quote; return el; }
-    var table = make("span", "cita-row"), row = make("span");
-    table.setAttribute("role", "table");
-    table.setAttribute("aria-label", "Fila citada de la tabla");
-    row.setAttribute("role", "row");
-    cells.forEach(function (c) {
-      var cell = make("span", "cita-cell", c); cell.setAttribute("role", "cell"); row.appendChild(cell);
-    });
-    table.appendChild(row); el.appendChild(table);
-    return el;
-  }
+  var make = window.CitavialUtil.make, fillQuote = window.CitavialUtil.fillQuote;   /* util.js */
   function show(section) {
     ["s-intro", "s-exam", "s-result"].forEach(function (id) { $(id).hidden = id !== section; });
     // During an exam the answer widget (chat.js) is hidden: no looking answers up mid-exam.

@@ -111,6 +111,13 @@ LINKS = [
     pytest.param("http://autoescuela.example/otro/" + PROVEN, "link-not-allowed",
                  id="base-host-other-folder"),
     pytest.param("ftp://autoescuela.example/rgc/" + PROVEN, "link-not-allowed", id="ftp"),
+    # character references, which a Markdown renderer decodes in the href (passed before)
+    pytest.param("https&#58;//evil.example/" + PROVEN, "link-not-allowed", id="colon-as-ref"),
+    pytest.param("&#47;/evil.example/" + PROVEN, "link-not-allowed", id="slash-as-ref"),
+    pytest.param("javascript&colon;x//" + PROVEN, "link-not-allowed", id="javascript-named-ref"),
+    pytest.param("java&#9;script:x//" + PROVEN, "link-not-allowed", id="tab-in-scheme-as-ref"),
+    pytest.param("/&#92;evil.example/" + PROVEN, "link-not-allowed", id="backslash-as-ref"),
+    pytest.param("https&#58;//autoescuela.example/rgc/" + PROVEN, "", id="base-url-with-ref"),
 ]
 
 
@@ -204,3 +211,37 @@ def test_next_build_removes_what_a_killed_build_left(tmp_path):
     assert (target / "index.html").read_text() == "the new site"
     assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.lock", ".dist.stage-l1v3",
                                                            "dist"]
+
+
+def test_a_terminated_build_removes_its_stage_and_keeps_the_site(tmp_path):
+    """SIGTERM (a cancelled CI job) to a real `citavial build`: exit 143, its staging folder
+    gone, the previous site whole. The test holds the swap lock, so the build cannot finish
+    first: the signal lands while it renders or while it waits for the lock, either way."""
+    import fcntl
+    import os
+    import signal
+    import time
+    target = tmp_path / "dist"
+    target.mkdir()
+    (target / "index.html").write_text("the site")
+    lock = open(tmp_path / ".dist.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    env = {**os.environ, "CITAVIAL_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen([EXE, "build", "--regulation-only", "--no-cache", "--out",
+                             str(target), "--corpus", str(CORPUS), "--site-src", str(SITE_SRC),
+                             "--as-of", AS_OF.isoformat()], env=env, stderr=subprocess.PIPE)
+    try:
+        for _ in range(1200):                                    # up to 120 s: a loaded host
+            if list(tmp_path.glob(".dist.stage-*")) or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None and list(tmp_path.glob(".dist.stage-*"))
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=GENEROUS)
+    finally:
+        proc.kill()
+        lock.close()
+    assert proc.returncode == 143, err[-500:]
+    assert not list(tmp_path.glob(".dist.*-*"))
+    assert (target / "index.html").read_text() == "the site"
+    assert b"Traceback" not in err

@@ -225,6 +225,8 @@ LEADS = [
     pytest.param("Consulte evil.ｃｏｍ para el detalle.", "evil", id="fullwidth-tld"),
     pytest.param("Envíe sus datos a 10.0.0.1/x hoy.", "10.0.0.1", id="bare-ip"),
     pytest.param("Entre en ｈｔｔｐｓ：／／evil.example ya.", "evil", id="fullwidth-url"),
+    pytest.param("Consulte [::1]:8000/x ahora.", "::1", id="bracketed-ipv6"),
+    pytest.param("Escriba a 2001:db8::1 hoy.", "db8", id="bare-ipv6"),
 ]
 
 
@@ -390,6 +392,9 @@ WAITRESS_ERRORS = [
                  id="400-bad-header-line"),
     pytest.param(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n",
                  501, id="501-transfer-encoding"),
+    pytest.param(b"GET http://[::1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400,
+                 id="400-bad-uri"),   # was no answer at all: urlsplit's ValueError uncaught
+    pytest.param(b"GET /a b HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400, id="400-bad-request-line"),
 ]
 
 

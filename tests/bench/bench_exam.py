@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 from citavial.build.index.hooks import index_dir_for  # noqa: E402
 from citavial.worker.eval.exam import check_items, load_labels, rate, run, stats, summarize  # noqa: E402
 from citavial.worker.eval.exam_bank import ONE_LINE, load_bank, paste  # noqa: E402
-from citavial.worker.eval.scoring import _unit  # noqa: E402
+from citavial.worker.eval.scoring import unit_of  # noqa: E402
 from citavial.worker.http.serve import load_deps  # noqa: E402
 
 BANK = ROOT.parent / "shared" / "eval" / "dgt-bank.jsonl"
@@ -51,7 +51,7 @@ def recall(items, retriever, labels: dict[str, list[str]]) -> tuple[dict, dict]:
         if articles is None:
             continue
         hits = retriever.search(paste(item, ONE_LINE), SEARCH_K).hits
-        units = list(dict.fromkeys(_unit(h.ref) for h in hits))
+        units = list(dict.fromkeys(unit_of(h.ref) for h in hits))
         n += 1
         at1 += bool(units[:1]) and units[0] in articles
         at5 += any(u in articles for u in units[:5])
@@ -62,7 +62,7 @@ def shown_first(rows, labels: dict[str, list[str]]) -> dict:
     """Over the questions labelled with a deciding article: the first passage the worker shows
     (cited, or shown as the nearest one when it is unsure) lies in a labelled article."""
     judged = [r for r in rows if r["id"] in labels and r["first_citation"] is not None]
-    return rate(sum(_unit(r["first_citation"]["ref"]) in labels[r["id"]] for r in judged),
+    return rate(sum(unit_of(r["first_citation"]["ref"]) in labels[r["id"]] for r in judged),
                 len(judged))
 
 

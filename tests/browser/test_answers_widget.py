@@ -240,8 +240,9 @@ def test_the_answer_shows_the_words_beside_it_in_reading_order(worker, browser, 
         assert box.locator(".cv-li-answer").count() == 1
         assert box.locator(":scope > .cv-a").count() == 0
         assert box.locator(".cv-lead-in").inner_text().rstrip().endswith(":")
-        # too vague for the table: the question back, then every cell of the table
-        box = ask(page, "¿Se puede ir a 100 km/h?").locator(".cv-answer")
+        # too vague for the table (issue 25.4's own example, which the gate alone doubts):
+        # the question back, then every cell of the table
+        box = ask(page, "¿Puedo ir a 100?").locator(".cv-answer")
         kinds = box.evaluate("b => Array.from(b.children).map(c => c.className)")
         assert kinds.index("cv-clarify") < kinds.index("cv-table"), kinds
         assert box.locator(".cv-clarify").inner_text().startswith("¿En qué vía y con qué vehículo?")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from highlight import lit_cells
 
 pytestmark = pytest.mark.browser
 
@@ -117,13 +118,46 @@ def test_header_row_links_to_that_row(browser, served_site, viewport):
 
 def test_a_row_without_its_own_link_says_it_copies_the_table(browser, served_site):
     out, base = served_site
-    rows = _rows(out, "anexoI-2.html")["anexoI-2-p1"]
+    rows = _rows(out, "vehiculos/anexoIII.html")["anexoIII-p18"]
     n = rows.index("")
     tab = browser.new_page()
-    tab.goto(f"{base}/anexoI-2.html")
-    label = tab.locator("#anexoI-2-p1 tr").nth(n).locator(".copy-link").get_attribute("aria-label")
+    tab.goto(f"{base}/vehiculos/anexoIII.html")
+    label = tab.locator("#anexoIII-p18 tr").nth(n).locator(".copy-link").get_attribute("aria-label")
     assert "tabla" in label and "fila" in label
     tab.close()
+
+
+# Rows the gate's quote check refuses (too short to quote; a header repeated over the tables of
+# one page), linked by their place in the table (build/gate/fragments/cells.py): the teacher's
+# link lights up exactly that row's cells, and not the same header of the table before it.
+BY_PLACE = [
+    pytest.param("anexoI-2.html", "anexoI-2-p1", 0, None, id="too-short-row"),
+    pytest.param("vehiculos/anexoI.html", "anexoI-p3", 0, "anexoI-p2", id="repeated-header"),
+]
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+@pytest.mark.parametrize("page,table,n,twin", BY_PLACE)
+def test_a_row_linked_by_its_place_lights_up_exactly_that_row(browser, served_site, page, table,
+                                                             n, twin, viewport):
+    out, base = served_site
+    rows = _rows(out, page)[table]
+    folder = page.rpartition("/")[0]
+    expected = f"{base}/{folder + '/' if folder else ''}{rows[n]}"
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
+    tab = context.new_page()
+    tab.goto(f"{base}/{page}")
+    button = tab.locator(f"[id='{table}'] tr").nth(n).locator(".copy-link")
+    assert button.get_attribute("aria-label") == "Copiar enlace a esta fila"
+    button.click()
+    tab.wait_for_selector(".copy-panel:not([hidden])")
+    assert tab.input_value(".copy-panel .copy-url") == expected
+    _lands_on(tab, expected, table, None)
+    cells = tab.locator(f"[id='{table}'] tr").nth(n).locator(":scope > th, :scope > td").count()
+    assert lit_cells(tab, table) == {(n, j) for j in range(cells)}
+    if twin is not None:
+        assert lit_cells(tab, twin) == set()
+    context.close()
 
 
 def test_file_url_without_base_url_says_the_link_is_local(browser, served_site):

@@ -155,3 +155,33 @@ def test_other_norm_question_links_to_its_norm(served, browser, qid, source, pag
     target = tab.evaluate("() => document.querySelector(':target').closest('[id]').textContent")
     assert "".join(q["quote"].replace(" | ", "").split()) in "".join(target.split())
     tab.close()
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}],
+                         ids=["desktop", "phone"])
+def test_a_topic_the_student_fails_comes_back(served, browser, viewport):
+    """Issue 25.1: after a wrong answer in Adelantamientos the next 39 questions never returned
+    to it. A student who always fails that topic, in Chromium: it comes back within the next
+    three questions after every miss."""
+    out, base = served
+    bank = {q["id"]: q for q in json.loads((out / "practice-bank.json").read_text("utf-8"))
+            ["questions"]}
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    tab.goto(f"{base}/practica.html")
+    topics = []
+    for _ in range(20):
+        tab.wait_for_selector("#p-options button:not([disabled])")
+        q = bank[tab.get_attribute("#p-perm", "data-link").partition("#q=")[2]]
+        topics.append(q["topic"])
+        fails = q["topic"] == "adelantamientos"
+        tab.locator("#p-options button").nth((q["correct"] + fails) % len(q["options"])).click()
+        tab.wait_for_selector("#p-feedback:not([hidden])")
+        assert tab.inner_text("#p-verdict").startswith("Incorrecto" if fails else "¡Correcto!")
+        tab.click("#p-next")
+    misses = [i for i, t in enumerate(topics) if t == "adelantamientos"]
+    assert len(misses) >= 3, topics
+    for i in misses:
+        after = topics[i + 1:i + 4]
+        assert len(after) < 3 or "adelantamientos" in after, (i, topics)
+    context.close()

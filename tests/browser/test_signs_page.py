@@ -23,7 +23,11 @@ def tab(request, browser):
     ("ceda el paso", "R-1", "Ceda el paso"),
     ("M-4.3", "M-4.3", "Marca de paso para peatones"),
     ("interseccion con prioridad", "P-1", "Intersección con prioridad"),
-], ids=["code", "code-no-hyphen", "name", "marking", "name-no-accent"])
+    ("NIÑOS", "P-21", "Niños"),
+    ("ninos", "P-21", "Niños"),
+    ("r\u2011101", "R-101", "Entrada prohibida"),
+], ids=["code", "code-no-hyphen", "name", "marking", "name-no-accent", "name-enye",
+        "name-n-for-enye", "code-non-breaking-hyphen"])
 def test_search_by_code_and_name(tab, served_site, query, code, name):
     _, base = served_site
     tab.goto(f"{base}/senales.html")

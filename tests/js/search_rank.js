@@ -12,6 +12,7 @@ ctx.window = ctx;
 vm.createContext(ctx);
 const base = path.dirname(process.argv[2]);
 vm.runInContext(fs.readFileSync(process.argv[2], "utf8"), ctx);
+vm.runInContext(fs.readFileSync(path.join(__dirname, "../../site_src/static/util.js"), "utf8"), ctx);
 vm.runInContext(fs.readFileSync(path.join(__dirname, "../../site_src/static/search.js"), "utf8"), ctx);
 const load = (file) => new Promise((resolve) => {
   vm.runInContext(fs.readFileSync(path.join(base, file), "utf8"), ctx);

@@ -49,9 +49,17 @@ from citavial.worker.answer.events import (
     Sentences,
     Sources,
 )
-from citavial.worker.answer.judge import Evidence, Verdict, judge, judge_cell, judge_row
+from citavial.worker.answer.judge import (
+    Evidence,
+    Verdict,
+    judge,
+    judge_cell,
+    judge_figure,
+    judge_row,
+)
 from citavial.worker.answer.question import NUMBER, Question, read_question
 from citavial.worker.answer.span import Piece, Span, emphasis, select
+from citavial.worker.answer.vague import reframe
 from citavial.worker.lead.generate import Lead, lead
 from citavial.worker.lead.model import Model, ModelStatus
 from citavial.worker.lead.prompts import Prompt
@@ -123,6 +131,12 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     choice = None
     if decision.outcome == ANSWER and span is not None:   # the words beside it (beside.py)
         entries, span = settle(q, entries, span, reader)
+    elif span is not None and (vague := reframe(q, entries, span, reader)) is not None:
+        # "¿Puedo ir a 100?": no span can settle it, so the gate's doubt is expected; what
+        # settles it is asking back with the table (vague.py) — a rule, like a definition's
+        # answer, not the gate's call (score None)
+        entries, span = vague
+        decision = Decision(ANSWER, None, entries[span.rank].norm, False)
     if decision.outcome == ANSWER and span is not None and q.options:
         choice = _judge(q, span, entries)
     return Reading(q, result, entries, span, decision, choice, len(retrieved))
@@ -177,7 +191,10 @@ def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry],
     cited += [Evidence(e.ref, e.text) for e in alike]
     shown = [Evidence(e.ref, e.text) for e in entries[:SOURCES]]
     shown += [Evidence(p.ref, p.text) for p in (*span.before, *span.items, *span.after)]
-    return judge(q.options, cited, cited + shown)
+    verdict = judge(q.options, cited, cited + shown)
+    if verdict.letter is None and (figure := judge_figure(q.options, cited, cited + shown, q.terms)):
+        return figure
+    return verdict
 
 
 def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: False,

@@ -4,8 +4,9 @@ A citation (events.Citation) is ``{n, ref, label, url, quote, source_url, source
 as_of}`` copied from one allowlist entry; the answer's own words are added beside them as ``span`` (a substring of
 ``quote``) and ``span_url`` (a text-fragment link to exactly those words, proven by the gate's
 matcher when the answer is made — worker/answer/spanlink.py — or the entry's ``url`` when no unique
-link exists). A table answer of one cell is linked to that cell (its value as ``span``) when the
-matcher proves a link whose first match is that cell; else to its row's words. ``Reader`` holds
+link exists). A table answer is linked to its cells — one text directive per cell, each proven
+to first match that cell — when the matcher proves every one; else to the words of the header
+the question named (or the whole passage). ``Reader`` holds
 what the stages look up: IDF weights, parents, tables, links.
 """
 
@@ -36,7 +37,7 @@ from citavial.worker.answer.events import (
 from citavial.worker.answer.judge import Verdict
 from citavial.worker.answer.question import Question
 from citavial.worker.answer.span import Cell, Piece, Span, idf_table
-from citavial.worker.answer.spanlink import SpanLinker
+from citavial.worker.answer.spanlink import Rows, SpanLinker
 
 EXTRACTIVE_LABEL = "Respuesta extractiva: las palabras de la norma que responden."
 UNDECIDED = "No puedo elegir entre las opciones; estas son las palabras que lo deciden:"
@@ -122,16 +123,16 @@ class Reader:
         link = self.linker.link(entry, span) if self.linker is not None else None
         return link or entry.url
 
-    def cell_url(self, entry: AllowlistEntry, cell: Cell) -> str | None:
-        """The proven link to the one cell a table answer is (spanlink.cell_link), or None."""
+    def cells_url(self, entry: AllowlistEntry, cells: Sequence[Cell]) -> str | None:
+        """The proven link to the cells a table answer is (spanlink.cells_link), or None."""
         rows = self.table(entry.ref)
-        at = cell_at(rows, cell)
-        if self.linker is None or at is None:
+        at = [cell_at(rows, c) for c in cells]
+        if self.linker is None or not at or None in at:
             return None
-        return self.linker.cell_link(entry, rows, *at)
+        return self.linker.cells_link(entry, rows, [a for a in at if a is not None])
 
 
-def cell_at(rows: Sequence[Sequence[tuple[str, bool]]], cell: Cell) -> tuple[int, int] | None:
+def cell_at(rows: Rows, cell: Cell) -> tuple[int, int] | None:
     """(row, column) of ``cell`` in the table: the first row and column with its headers — the
     ones span.table_cells picks on a tie — holding its value; None when it is not there."""
     if not rows:
@@ -141,6 +142,26 @@ def cell_at(rows: Sequence[Sequence[tuple[str, bool]]], cell: Cell) -> tuple[int
     if r is None or c is None or c >= len(rows[r]) or rows[r][c][0] != cell.value:
         return None
     return r, c
+
+
+def cells_words(quote: str, rows: Rows, cells: Sequence[Cell]) -> str:
+    """The answer's words as they stand in the table's quote: the run from the first cell to
+    the last when the cells follow one another in reading order (a row's: "120 90 100"), else
+    the first cell's words (the cells of a column are not one run of the quote)."""
+    order = [(r, c) for r, row in enumerate(rows) for c, (t, _) in enumerate(row) if t.strip()]
+    at = [cell_at(rows, cell) for cell in cells]
+    where, cursor = [], 0
+    for r, c in order:   # each non-empty cell's place in the quote, in reading order
+        text = " ".join(rows[r][c][0].split())
+        i = quote.find(text, cursor)
+        if i < 0:
+            return cells[0].value
+        where.append((i, i + len(text)))
+        cursor = i + len(text)
+    picked = sorted(order.index(a) for a in at if a in order)
+    if len(picked) != len(cells) or picked != list(range(picked[0], picked[-1] + 1)):
+        return cells[0].value
+    return quote[where[picked[0]][0]:where[picked[-1]][1]]
 
 
 def _apartado(ref: str) -> str:
@@ -189,11 +210,20 @@ def cited_entries(span: Span, entries: Sequence[AllowlistEntry],
     return list(dict.fromkeys(out))
 
 
-def _row_text(span: Span) -> str:
-    """The answer's first row header as it stands in the passage's text (for its span)."""
-    row = span.cells[0].row
-    start = span.main.text.find(row)
-    return span.main.text[start:start + len(row)] if start >= 0 else span.main.text
+def _table_span(span: Span, entry: AllowlistEntry, reader: Reader) -> tuple[str, str]:
+    """``span`` / ``span_url`` of a table answer: its cells, each highlighted where it stands
+    (Reader.cells_url); unproven, the header the question named — the row's when every cell
+    is in one row, the column's when in one column — or else the whole passage."""
+    url = reader.cells_url(entry, span.cells) if all(
+        c.value in entry.text for c in span.cells) else None
+    if url is not None:
+        return cells_words(entry.text, reader.table(entry.ref), span.cells), url
+    rows, columns = {c.row for c in span.cells}, {c.column for c in span.cells}
+    header = span.cells[0].row if len(rows) == 1 else \
+        span.cells[0].column if len(columns) == 1 else None
+    if header is None or header not in entry.text:
+        return entry.text, entry.url
+    return header, reader.span_url(entry, header)
 
 
 def answer_event(q: Question, span: Span, choice: Verdict | None,
@@ -236,13 +266,9 @@ def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reade
     link, proven on the served page by spanlink.py, or the passage's own link)."""
     cited = cited_entries(span, entries, reader)
     out = [citation(n, e) for n, e in enumerate(cited, 1)]
-    one = span.cells[0] if len(span.cells) == 1 and span.cells[0].value in cited[0].text else None
-    cell = reader.cell_url(cited[0], one) if one is not None else None
-    if one is not None and cell is not None:   # one cell: its words, linked where it stands
-        out[0] = replace(out[0], span=one.value, span_url=cell)
-    else:
-        words = _row_text(span) if span.cells else span.main.text
-        out[0] = replace(out[0], span=words, span_url=reader.span_url(cited[0], words))
+    words, url = (_table_span(span, cited[0], reader) if span.cells
+                  else (span.main.text, reader.span_url(cited[0], span.main.text)))
+    out[0] = replace(out[0], span=words, span_url=url)
     at = {e.ref: i for i, e in enumerate(cited)}
     for piece in shown_pieces(span)[1:]:
         i = at.get(piece.ref)

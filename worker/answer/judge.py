@@ -17,6 +17,10 @@ ground that can be shown and checked:
   table published row by row (the Ley's anexo II: "2. Conducir con presencia de drogas en el
   organismo. 6"), and exactly one option states the row's last cell, its figure.
 
+* ``FIGURE`` — every option is a figure with its unit ("50 metros", "0,15 mg"), all of exactly
+  one option's figures stand in the cited passage, its lead-in or its exception, and no other
+  option's figures all stand in any passage the answer read (worker/answer/quantity.py).
+
 Everything else is "cannot decide", with the reason (``Undecided``) and the deciding passage's
 words shown anyway. Rules that read word overlap, polarity ("Sí"/"No"), modality or absolutes
 were measured on the real bank's dev split and named a wrong option far too often (precision
@@ -34,12 +38,18 @@ from enum import Enum
 
 from citavial.build.normalize import normalize, normalize_with_map
 from citavial.build.refs import Ref
-from citavial.build.text import fold, numbers
+from citavial.build.text import fold, numbers, stems
+from citavial.worker.answer.quantity import clause_stating, quantities
 
 # Fewer words in a row are too often a phrase of the law used in another sense ("la marcha
 # atrás", "en ambos sentidos"): with three, dev named 26 options, 3 of them wrong; with four, 16
 # and none wrong (real bank, dev split, text-only questions).
 MIN_WORDS = 4
+
+# The clause holding the figure must speak of what the question asks: at least this many of the
+# question's content stems stand in it. A figure alone is too common ("mayor de 18 años" in a
+# passage on another licence): with 0, our practice bank got 2 wrong of 8 named; see docs/answers.md.
+FIGURE_TOPIC = 2
 
 _WORD = re.compile(r"\w+")
 # A row of a table published row by row (``Ref.row``): its figure ends its text.
@@ -51,6 +61,7 @@ class Basis(str, Enum):
 
     STATED = "stated"          # the option's words stand in the cited passage, no other's do
     CELL = "cell"              # the option's figure is the one table cell the question names
+    FIGURE = "figure"          # every option is a figure; only this one's stands in the passage
     ROW = "row"                # the option's figure is the last cell of the row that answers
 
 
@@ -158,3 +169,28 @@ def judge_row(options: Sequence[tuple[str, str]], ref: str, text: str) -> Verdic
     if v.letter is None:
         return v
     return Verdict(v.letter, v.text, Basis.ROW, None, text.rstrip(), ref)
+
+
+def judge_figure(options: Sequence[tuple[str, str]], cited: Sequence[Evidence],
+                 read: Sequence[Evidence], asked: frozenset[str]) -> Verdict | None:
+    """Name the one option whose figures (value and unit: "100 metros", "0,15 mg") all stand in
+    ``cited`` when no other option's figures all stand in any passage of ``read``. None when
+    some option states no figure with a unit: the question is not one of figures."""
+    figures = [(letter, text, quantities(text)) for letter, text in options]
+    if len(figures) < 2 or not all(f for _, _, f in figures):
+        return None
+    held = [(ev, quantities(ev.text)) for ev in read]
+    stated = [(letter, text, f, ev) for letter, text, f in figures
+              for ev in cited if f <= quantities(ev.text)]
+    letters = {letter for letter, *_ in stated}
+    if not letters:
+        return Verdict(None, "", None, Undecided.NONE_STATED)
+    if len(letters) > 1:
+        return Verdict(None, "", None, Undecided.SEVERAL_STATED)
+    letter, text, wanted, ev = stated[0]
+    if any(f <= have for other, _, f in figures if other != letter for _, have in held):
+        return Verdict(None, "", None, Undecided.OTHER_STATED)
+    words = clause_stating(wanted, ev.text) or ev.text
+    if len(asked & set(stems(words))) < FIGURE_TOPIC:
+        return Verdict(None, "", None, Undecided.NONE_STATED)
+    return Verdict(letter, text, Basis.FIGURE, None, words, ev.ref)

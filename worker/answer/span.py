@@ -177,12 +177,15 @@ def decisiveness(q: Question, evidence: str) -> float:
     return min(1.0, scores[0] - (scores[1] if len(scores) > 1 else 0.0))
 
 
-def _header_score(q: Question, header: str) -> float:
+def _header_score(q: Question, header: str, about: frozenset[str] = frozenset()) -> float:
     """How many of the header's words the question names (by stem prefix: "moto" meets
-    "motocicletas"), its first word counting more, a shorter header winning a tie."""
+    "motocicletas"), its first word counting more, a shorter header winning a tie. A word of
+    ``about`` (what the table's lead-in says it is about: "Las velocidades máximas…") names
+    the whole table, not a header that happens to hold it ("masa máxima autorizada")."""
     seq = stems(header)
-    prefixes = {t[:5] for t in q.terms}
-    named = [w in q.terms or w[:5] in prefixes for w in seq]
+    terms = q.terms - about
+    prefixes = {t[:5] for t in terms}
+    named = [w in terms or w[:5] in prefixes for w in seq]
     hits = sum(named)
     # the header's head word ("Turismos, …") names it more than a word deep inside it
     # ("Autobuses, vehículos derivados de turismo")
@@ -190,16 +193,18 @@ def _header_score(q: Question, header: str) -> float:
 
 
 def table_cells(q: Question, rows: Sequence[Sequence[tuple[str, bool]]],
-                context: str, whole: bool = False) -> tuple[Cell, ...]:
+                context: str, whole: bool = False, intro: str = "") -> tuple[Cell, ...]:
     """The cells the question names: where its row and its column cross (one cell), or the
     whole row (or column) when it names only one of them; () when it names neither — or,
-    with ``whole``, every cell (a question too vague for the table: worker/answer/vague.py)."""
+    with ``whole``, every cell (a question too vague for the table: worker/answer/vague.py).
+    ``intro``: the table's lead-in, whose words name no header (``_header_score``)."""
+    about = frozenset(stems(intro))
     header = [c for c, _ in rows[0]] if rows and all(h for _, h in rows[0][1:]) else None
     body = [r for r in rows[1:] if r and r[0][0]] if header else []
     if not header or not body:
         return ()
-    cols = [(_header_score(q, h), i) for i, h in enumerate(header) if i > 0 and h]
-    rws = [(_header_score(q, r[0][0]), i) for i, r in enumerate(body)]
+    cols = [(_header_score(q, h, about), i) for i, h in enumerate(header) if i > 0 and h]
+    rws = [(_header_score(q, r[0][0], about), i) for i, r in enumerate(body)]
     if not cols or not rws:
         return ()
     (cs, ci), (rs, ri) = max(cols, key=lambda t: (t[0], -t[1])), max(rws, key=lambda t: (t[0], -t[1]))
@@ -253,7 +258,7 @@ def _best_table(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str
         rows = table(e.ref)
         lead = lead_in(e.ref)
         context = (lead.text if lead else "") + " " + e.text
-        cells = table_cells(q, rows, context) if rows else ()
+        cells = table_cells(q, rows, context, intro=lead.text if lead else "") if rows else ()
         if cells:
             score = (coverage(q, " ".join([context, *hooks(e.ref)]), idf) + KIND_BONUS
                      + RETRIEVAL_WEIGHT * weights[rank])

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from citavial.build.errors import BuildError
-from citavial.build.gate.fragments.directive import deep_link, deep_link_at
+from citavial.build.gate.fragments.cells import blocks_fragment, cell_blocks
+from citavial.build.gate.fragments.directive import deep_link
 from citavial.build.gate.fragments.textmodel import PageText, read_page
 from citavial.build.models import AllowlistEntry
-from citavial.build.normalize import normalize
 
 Rows = Sequence[Sequence[tuple[str, bool]]]   # a table passage: [(cell text, is header), …]
 
@@ -62,34 +62,31 @@ class SpanLinker:
     def cell_link(self, entry: AllowlistEntry, rows: Rows, row: int, column: int) -> str | None:
         """``page#table:~:text=…`` whose first match is exactly the cell ``rows[row][column]``
         of the table passage ``entry``, or None (unproven: the caller keeps its fallback)."""
+        return self.cells_link(entry, rows, [(row, column)])
+
+    def cells_link(self, entry: AllowlistEntry, rows: Rows,
+                   at: Sequence[tuple[int, int]]) -> str | None:
+        """``page#table:~:text=…&text=…``: one directive per cell ``(row, column)`` of ``at``,
+        each proven alone to first match exactly its cell (fragments.cells), or None."""
         page = self._page(entry.page)
-        block = None if page is None else cell_block(page, entry.anchor, rows, row, column)
-        if page is None or block is None:
+        grid = None if page is None else cell_blocks(page, entry.anchor, _texts(rows))
+        if page is None or grid is None or not at:
             return None
-        start = page.starts[block]
-        found = deep_link_at(page, entry.anchor, start, start + len(page.blocks[block].norm))
-        return None if found.kind == "fallback" else f"{entry.page}#{found.fragment}"
+        blocks = [grid[r][c] if 0 <= r < len(grid) and 0 <= c < len(grid[r]) else None
+                  for r, c in at]
+        found = [b for b in blocks if b is not None]
+        fragment = blocks_fragment(page, entry.anchor, found) if len(found) == len(at) else None
+        return None if fragment is None else f"{entry.page}#{fragment}"
+
+
+def _texts(rows: Rows) -> list[list[str]]:
+    return [[text for text, _ in row] for row in rows]
 
 
 def cell_block(page: PageText, anchor: str, rows: Rows, row: int, column: int) -> int | None:
-    """Index of the page block that renders ``rows[row][column]`` inside the element ``anchor``:
-    the table's non-empty cells must be its last blocks one for one, text for text (None
-    otherwise: a page that does not read as the table is never guessed at)."""
-    extent = page.extent(anchor)
-    if extent is None or not 0 <= row < len(rows) or not 0 <= column < len(rows[row]) \
-            or not rows[row][column][0].strip():
+    """Index of the page block that renders ``rows[row][column]`` inside the element ``anchor``
+    (fragments.cells.cell_blocks: None when the page does not read as the table)."""
+    grid = cell_blocks(page, anchor, _texts(rows))
+    if grid is None or not 0 <= row < len(grid) or not 0 <= column < len(grid[row]):
         return None
-    first, last = page.block_at(extent[0]), page.block_at(extent[1] - 1)
-    blocks = [b for b in range(first, last + 1) if page.blocks[b].norm]
-    cells = [(r, c, text) for r, line in enumerate(rows)
-             for c, (text, _) in enumerate(line) if text.strip()]
-    # A caption is a block of the table before its first row: the rows are its last blocks.
-    if len(blocks) < len(cells):
-        return None
-    found = None
-    for b, (r, c, text) in zip(blocks[len(blocks) - len(cells):], cells, strict=True):
-        if page.blocks[b].norm != normalize(" ".join(text.split())):
-            return None
-        if (r, c) == (row, column):
-            found = b
-    return found
+    return grid[row][column]

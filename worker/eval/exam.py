@@ -24,7 +24,7 @@ import numpy as np
 
 from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.eval.exam_bank import ONE_LINE, ExamItem, paste
-from citavial.worker.eval.scoring import _unit
+from citavial.worker.eval.scoring import unit_of
 from citavial.worker.http.validate import InvalidInput, check_question
 
 NAMED, UNDECIDED, NOT_THIS_NORM, UNSURE = "named", "undecided", "not_this_norm", "unsure"
@@ -115,7 +115,7 @@ def score(item: ExamItem, record: dict, allowlist: Allowlist,
     if labels is not None:
         articles = labels.get(item.id)
         row["labelled_article"] = (None if articles is None or first is None
-                                   or not record["citations"] else _unit(first["ref"]) in articles)
+                                   or not record["citations"] else unit_of(first["ref"]) in articles)
     return row
 
 

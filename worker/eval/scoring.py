@@ -25,7 +25,8 @@ COVER = 0.6
 BOOTSTRAP, SEED = 1000, 20261201
 
 
-def _unit(ref: str) -> str:
+def unit_of(ref: str) -> str:
+    """The ref of the unit a passage belongs to ("…#art48.1.b" → "…#art48")."""
     return str(Ref.parse(ref).unit)
 
 
@@ -43,14 +44,14 @@ def score_row(q: Question, record: dict, allowlist: Allowlist) -> dict:
     answered = bool(record["answered"])
     first = cits[0] if cits else None
     shown = record["text"] + (" " + first["quote"] if first else "")
-    units = {_unit(r) for r in q.expected}
-    aparts = {apartado_key(r, _unit(r)) for r in q.expected}
+    units = {unit_of(r) for r in q.expected}
+    aparts = {apartado_key(r, unit_of(r)) for r in q.expected}
     return {
         "id": q.id, "split": q.split, "style": q.style, "kind": q.kind, "answered": answered,
         "outcome": record["outcome"], "covered_by": list(q.covered_by),
         "first_norm": first.get("norm") if first else None,
-        "first_ok": first is not None and _unit(first["ref"]) in units,
-        "apartado_ok": any(apartado_key(c["ref"], _unit(c["ref"])) in aparts for c in cits),
+        "first_ok": first is not None and unit_of(first["ref"]) in units,
+        "apartado_ok": any(apartado_key(c["ref"], unit_of(c["ref"])) in aparts for c in cits),
         "covers": covers(q.answer, shown) if answered and q.answer else
         (False if q.answer else None),
         "shown_chars": len(shown) if answered else 0,

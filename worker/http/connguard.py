@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.task import ErrorTask
 
 from citavial.build.headers import security_headers
@@ -39,10 +40,25 @@ class SecuredErrorTask(ErrorTask):
         super().execute()
 
 
+class BadUriParser(HTTPRequestParser):
+    """A request line whose URI ``urlsplit`` refuses (``GET http://[::1 HTTP/1.1``: "Invalid
+    IPv6 URL") is a 400 like any other bad request: waitress catches only UnicodeError there,
+    so the channel died with a logged exception and the client got no answer at all."""
+
+    def parse_header(self, header_plus: bytes) -> None:
+        try:
+            super().parse_header(header_plus)
+        except ParsingError:
+            raise
+        except ValueError as err:
+            raise ParsingError(f"Bad URI ({err})") from None
+
+
 class GuardedChannel(HTTPChannel):
     per_client = PER_CLIENT
     deadline = REQUEST_DEADLINE
     error_task_class = SecuredErrorTask
+    parser_class = BadUriParser
 
     # waitress ships no types: its server, adjustments and asyncore map are Any here
     def __init__(self, server: Any, sock: socket.socket, addr: tuple[str, int] | str, adj: Any,

@@ -23,6 +23,7 @@ from citavial.build.text import fold as text_fold
 from citavial.worker.patterns import (
     BARE_DOMAIN,
     BARE_IP,
+    BARE_IPV6,
     CANONICAL_IN_PROSE,
     EMAIL,
     MARKUP_CHARS,
@@ -64,7 +65,8 @@ def clean_word(word: str) -> str:
                 or form.lstrip("(¿¡").startswith("/")):
             return ""
     cleaned = UNSAFE_CHARS.sub("", MARKUP_CHARS.sub("", word))
-    if BARE_DOMAIN.search(MARKUP_CHARS.sub("", seen)) or BARE_IP.search(seen):
+    bare = MARKUP_CHARS.sub("", seen)
+    if BARE_DOMAIN.search(bare) or BARE_IP.search(seen) or BARE_IPV6.search(bare):
         return ""
     if REF_GLUED.match(fold(cleaned)):
         return OMITTED + cleaned[len(cleaned.rstrip(".,;:")):]

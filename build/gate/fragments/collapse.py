@@ -26,8 +26,12 @@ def kept_spans(view: str) -> list[tuple[int, int]]:
     """[a, b) spans of the run that render, in order, as CSS collapses white space: leading and
     trailing whitespace and <br>s go; between two texts a whitespace run keeps its forced newlines
     (spaces before or after a line break are not rendered), or else its first space."""
-    if "\n" not in view and "  " not in view and view[:1] != " " and view[-1:] != " ":
-        return [(0, len(view))] if view else []  # nothing to collapse (the common case)
+    if "\n" not in view and "  " not in view:
+        # single spaces only (the common case): only a leading and a trailing one go; the
+        # spaces between words stay inside one span (adjacent spans render alike)
+        a = 1 if view[:1] == " " else 0
+        b = len(view) - (1 if view[-1:] == " " and len(view) > a else 0)
+        return [(a, b)] if b > a else []
     spans: list[tuple[int, int]] = []
     pos, n = 0, len(view)
     for m in _NON_TEXT.finditer(view):

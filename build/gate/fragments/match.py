@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -160,7 +161,9 @@ class _Seek:
     __slots__ = ("page", "term", "start_bounded", "end_bounded", "_froms", "_hits")
 
     def __init__(self, page: PageText, term: _Term, start_bounded: bool, end_bounded: bool):
-        self.page, self.term = page, term
+        # weakly: the page keeps its _Seeks (page.memo), and a strong reference back made
+        # every page a cycle that only the cycle collector could free (issue 26: check)
+        self.page, self.term = weakref.ref(page), term
         self.start_bounded, self.end_bounded = start_bounded, end_bounded
         self._froms: list[int] = []   # sorted starts of earlier searches
         self._hits: list[tuple[int, int] | None] = []   # what each found
@@ -171,7 +174,9 @@ class _Seek:
             hit = self._hits[k]
             if hit is None or pos <= hit[0]:
                 return hit
-        hit = _find(self.page, self.term, pos, self.start_bounded, self.end_bounded)
+        page = self.page()
+        assert page is not None   # a caller holds the page it searches
+        hit = _find(page, self.term, pos, self.start_bounded, self.end_bounded)
         self._froms.insert(k + 1, pos)
         self._hits.insert(k + 1, hit)
         return hit

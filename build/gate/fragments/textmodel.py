@@ -1,6 +1,6 @@
 """The searchable text of a built page, segmented the way Chromium's text-fragment finder sees it.
 
-``read_page(html)`` parses HTML with lxml.html and returns a ``PageText``: the visible text as a
+``read_page(html)`` parses HTML with lxml's HTML parser and returns a ``PageText``: the visible text as a
 sequence of BLOCKS in document order. A text-fragment term matches inside one block only; inline
 elements (a, em, strong, span, abbr, code, mark, sup, sub, q, ruby/rt, …) concatenate without
 adding anything. Rules, each measured in Chromium 156 (tests/browser):
@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
-import lxml.html
+from lxml import etree
 
 from citavial.build.gate.fragments.collapse import Chain, Chunk, Segment, kept_spans, segments_of
 from citavial.build.normalize import normalize_with_map
@@ -201,9 +201,15 @@ class _Ctx(NamedTuple):
     region: int = -1  # serial of the enclosing hidden-until-found region (closed details body)
 
 
+_NO_STYLE: dict[str, str] = {}   # shared, never written: most elements have no style
+
+
 def _style(el) -> dict[str, str]:
+    attr = el.get("style")
+    if not attr:
+        return _NO_STYLE
     out = {}
-    for decl in (el.get("style") or "").split(";"):
+    for decl in attr.split(";"):
         name, sep, value = decl.partition(":")
         if sep:
             out[name.strip().lower()] = value.replace("!important", "").strip().lower()
@@ -259,6 +265,7 @@ class _Walker:
         self.blocks: list[Block] = []
         self.run: list[Chunk] = []  # see fragments/collapse.py
         self.node = 0
+        self.anchors: dict[Chain, str | None] = {}   # flush's anchor of each block chain
 
     def child_ctx(self, el, tag: str, style: dict[str, str], ctx: _Ctx) -> _Ctx:
         if not (style or ctx.in_details or tag in _NEW_CTX or el.get("id") or
@@ -301,14 +308,15 @@ class _Walker:
             self.flush(ctx.block_chain)
         elif kind == _TEXTAREA_K:
             self.flush(ctx.block_chain)
-            self.text(el.text_content(), inner._replace(chain=(), block_chain=()))
+            self.text(_STRING(el), inner._replace(chain=(), block_chain=()))
             self.flush((), targetable=False)
         elif kind == _SVG_K:
             self.flush(ctx.block_chain)
             self.walk_svg(el, inner)
         elif kind == _BLOCK_K:
             self.flush(ctx.block_chain)
-            self.walk_content(el, inner._replace(block_chain=inner.chain))
+            self.walk_content(el, _Ctx(inner.chain, inner.chain, inner.ws, inner.visible,
+                                       inner.in_details, inner.region))   # _replace is slow
             self.flush(inner.chain)
         else:
             self.walk_content(el, inner)
@@ -369,16 +377,28 @@ class _Walker:
         if len(chunks) == 1:
             whole, view = chunks[0][0], chunks[0][1]
         else:
-            whole, view = "".join(c[0] for c in chunks), "".join(c[1] for c in chunks)
+            whole, view = "".join([c[0] for c in chunks]), "".join([c[1] for c in chunks])
         spans = kept_spans(view)
-        text = whole if spans == [(0, len(whole))] else "".join(whole[a:b] for a, b in spans)
+        if not spans:
+            return   # only white space between blocks (most runs of a page): renders nothing
+        text = whole if spans == [(0, len(whole))] else "".join([whole[a:b] for a, b in spans])
         norm, offsets = normalize_with_map(text)
         if not norm:
             return
         segments, region = segments_of(chunks, spans)
-        anchor = next((self.ids[s] for s in reversed(block_chain) if self.ids[s]), None)
+        if block_chain in self.anchors:   # ids only grow: a chain's anchor never changes
+            anchor = self.anchors[block_chain]
+        else:
+            anchor = self.anchors[block_chain] = next(
+                (self.ids[s] for s in reversed(block_chain) if self.ids[s]), None)
         self.blocks.append(Block(len(self.blocks), text, norm, tuple(offsets), anchor,
                                  tuple(segments), targetable, region))
+
+
+# lxml.html's parser is this one plus a Python lookup of an element class per element (a tenth
+# of a page's reading); the walk reads only the plain element API, and text_content() is this.
+_PARSER = etree.HTMLParser()
+_STRING = etree.XPath("string()")
 
 
 def read_page(html: str | bytes) -> PageText:
@@ -390,7 +410,9 @@ def read_page(html: str | bytes) -> PageText:
             pass  # let lxml sniff the declared encoding
     walker = _Walker()
     if (html.strip() if isinstance(html, str) else html.strip()):
-        root = lxml.html.document_fromstring(html)
+        root = etree.fromstring(html, _PARSER)
+        if root is None:   # what lxml.html.document_fromstring raises on
+            raise etree.ParserError("Document is empty")
         walker.walk(root, _Ctx((), (), "normal", True))
         walker.flush(())
     blocks = tuple(walker.blocks)

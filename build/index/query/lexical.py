@@ -63,6 +63,8 @@ ROMANS = {"i": "I", "ii": "II", "iii": "III", "iv": "IV"}
 # article first for 307 and keeps golden dev article R@1 at 0.9023; 0.9 gives 314 but golden
 # 0.8886, and sends everyday questions to the wrong norm ("¿Se puede adelantar en un paso de
 # peatones?" to the driving test's faults, RD 818/2009 anexo V); 0.65 gives 296, 1.0 305.
+# Re-swept with hooks-v7 promoted (2026-12-05, not kept): 0.8 gives 309 (golden 0.9023), 0.9 317
+# (golden 0.8864), 1.0 308 (golden 0.8727) — the same trade.
 OTHER_NORM_PRIOR = 0.8
 
 

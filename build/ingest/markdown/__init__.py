@@ -21,19 +21,20 @@ was skipped is reported by :func:`ingest_report`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from citavial.build.corpus.norms import NormCopy, verify_norms
 from citavial.build.errors import BuildError
-from citavial.build.ingest import LICENSE
+from citavial.build.ingest import source_of
 from citavial.build.ingest.markdown.lines import Item, scan
 from citavial.build.ingest.markdown.missing import add_missing_tables
 from citavial.build.ingest.markdown.norms import NORMS, spec
 from citavial.build.ingest.markdown.pdftables import TABLES, read_tables, recover
 from citavial.build.ingest.markdown.units import Walk
-from citavial.build.models import Regulation, Source
+from citavial.build.models import Regulation
 
 
 @dataclass(frozen=True)
@@ -45,13 +46,6 @@ class IngestReport:
 
     def __repr__(self) -> str:
         return f"IngestReport({self.norm}, {len(self.expired)} expired blocks)"
-
-
-def source_of(copy: NormCopy) -> Source:
-    return Source(norm_id=copy.boe_id, title=copy.title, consolidated=copy.consolidated,
-                  eli=copy.eli, html_url=copy.html_url,
-                  api_url=f"https://www.boe.es/datosabiertos/api/legislacion-consolidada/id/{copy.boe_id}",
-                  license=LICENSE)
 
 
 def ingest_report(copy: NormCopy, as_of: date,
@@ -88,5 +82,12 @@ def ingest_norm(copy: NormCopy, as_of: date, cache_dir: Path | None = None) -> R
 def load_norms(corpus_dir: Path, as_of: date,
                cache_dir: Path | None = None) -> dict[str, Regulation]:
     """Verify corpus/norms/ and ingest every Markdown norm, keyed by ref prefix."""
-    copies = verify_norms(corpus_dir)
-    return {norm: ingest_norm(copies[norm], as_of, cache_dir) for norm in NORMS if norm in copies}
+    return ingest_norms(verify_norms(corpus_dir).values(), as_of, cache_dir)
+
+
+def ingest_norms(copies: Iterable[NormCopy], as_of: date,
+                 cache_dir: Path | None = None) -> dict[str, Regulation]:
+    """Every verified copy's Regulation, keyed by ref prefix in NORMS order."""
+    by_norm = {c.norm: c for c in copies}
+    return {norm: ingest_norm(by_norm[norm], as_of, cache_dir) for norm in NORMS
+            if norm in by_norm}
