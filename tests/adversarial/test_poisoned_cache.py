@@ -26,11 +26,15 @@ SPEED = "No respetar los límites de velocidad reglamentariamente establecidos"
 LEY = "norms/ley-trafico"   # the Ley sobre Tráfico's entry inside the Reglamento's
 
 
-def check(capsys, cache: Path, notes: Path) -> dict:
-    code = main(["check", str(notes), "--format", "json", "--as-of", AS_OF.isoformat(),
-                 "--corpus", str(CORPUS), "--site-src", str(SITE_SRC), "--cache-dir", str(cache)])
-    doc = json.loads(capsys.readouterr().out)
-    return {"exit": code, "results": doc["results"]}
+def check(cache: Path, notes: Path) -> dict:
+    """The exit status and the JSON results of `citavial check` run in-process."""
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        code = main(["check", str(notes), "--format", "json", "--as-of", AS_OF.isoformat(),
+                     "--corpus", str(CORPUS), "--site-src", str(SITE_SRC),
+                     "--cache-dir", str(cache)])
+    doc = json.loads(out.getvalue())
+    return {"exit": code, "results": doc["results"], "checked": doc["checked"],
+            "failed": doc["failed"]}
 
 
 @pytest.fixture(scope="module")
@@ -48,13 +52,9 @@ def notes(tmp_path_factory) -> Path:
 def clean(tmp_path_factory, notes):
     """A cache filled by a clean run, and that run's verdicts (some pass, some fail)."""
     cache = tmp_path_factory.mktemp("clean-cache")
-    with contextlib.redirect_stdout(io.StringIO()) as out:
-        code = main(["check", str(notes), "--format", "json", "--as-of", AS_OF.isoformat(),
-                     "--corpus", str(CORPUS), "--site-src", str(SITE_SRC),
-                     "--cache-dir", str(cache)])
-    doc = json.loads(out.getvalue())
-    assert code == 1 and 0 < doc["failed"] < doc["checked"]
-    return cache, {"exit": code, "results": doc["results"]}
+    verdicts = check(cache, notes)
+    assert verdicts["exit"] == 1 and 0 < verdicts["failed"] < verdicts["checked"]
+    return cache, verdicts
 
 
 class Bomb:
@@ -120,19 +120,19 @@ POISONS = [old_pickle, pickle_as_json, wrong_shape, tampered_page, tampered_norm
 
 
 @pytest.mark.parametrize("poison", POISONS, ids=[p.__name__.replace("_", "-") for p in POISONS])
-def test_poisoned_entry_is_rebuilt_and_verdicts_unchanged(capsys, tmp_path, clean, notes, poison):
+def test_poisoned_entry_is_rebuilt_and_verdicts_unchanged(tmp_path, clean, notes, poison):
     cache = tmp_path / "cache"
     shutil.copytree(clean[0], cache)
     (entry,) = cache.glob("check-*")
     marker = tmp_path / "code-ran"
     poison(entry, marker)
-    assert check(capsys, cache, notes) == clean[1]
+    assert check(cache, notes) == clean[1]
     assert not marker.exists(), "a file of the cache was executed"
     assert entry_intact(entry, skip="norms") and entry_intact(entry / LEY)   # rendered again
     assert not list(entry.rglob("*.pickle"))
 
 
-def test_a_writer_who_rewrites_the_manifest_is_trusted(capsys, tmp_path, clean, notes):
+def test_a_writer_who_rewrites_the_manifest_is_trusted(tmp_path, clean, notes):
     """The documented limit (docs/check.md): the manifest catches corruption, not a hostile
     writer — so the tampered-page cases above do change verdicts when they go unnoticed, and a
     cache must not be restored across a trust boundary."""
@@ -141,4 +141,4 @@ def test_a_writer_who_rewrites_the_manifest_is_trusted(capsys, tmp_path, clean, 
     (entry,) = cache.glob("check-*")
     tampered_page(entry, tmp_path / "unused")
     write_manifest(entry, skip="norms")
-    assert check(capsys, cache, notes) != clean[1]
+    assert check(cache, notes) != clean[1]
