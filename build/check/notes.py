@@ -345,7 +345,7 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while a run builds its objects (norms unpickled, pages
+    """Python's cycle collector off while a run builds its objects (norms loaded, pages
     read, a verdict per citation), restored after: they hold no cycle the run must free, and
     the collector's passes over the growing heap were a fifth of a run of 20,000 citations."""
     was = gc.isenabled()
