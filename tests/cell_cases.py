@@ -8,6 +8,7 @@ import pytest
 SPEED = "RD-1428/2003#art48.1.a"       # art. 48's speed table
 CODES = "RD-818/2009#anexoI.p31"       # the licence codes of the Reglamento de Conductores
 FINES = "RDL-6/2015#anexoIV.p1"        # the Ley's table of speeding fines, values repeated
+CRITERIA = "RD-818/2009#anexoIV.r1"    # the medical criteria's "1.1 Agudeza visual" (no header row)
 
 # (ref, row, column, the cell's text): row 0 is the header row, column 0 the row headers
 CELLS = [
@@ -19,6 +20,10 @@ CELLS = [
     pytest.param(SPEED, 2, 3, "90", id="speed-convencional-autobuses"),
     pytest.param(CODES, 2, 1, "01.01", id="codes-subcode"),
     pytest.param(CODES, 2, 2, "Gafas.", id="codes-meaning"),
+    pytest.param(CRITERIA, 0, 1, "Se debe poseer, si es preciso con lentes correctoras, una "
+                 "agudeza visual binocular de, al menos, 0,5.", id="criteria-agudeza-grupo-1"),
+    pytest.param(CRITERIA, 1, 1, "No se admite la visión monocular.",
+                 id="criteria-monocular-grupo-1"),
     pytest.param(FINES, 2, 10, "151 170", id="fines-repeated-left"),
     pytest.param(FINES, 2, 11, "151 170", id="fines-repeated-right"),
 ]

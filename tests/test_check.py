@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from support import AS_OF, CORPUS, ROOT, SITE_SRC
 
-from citavial.build.check.cache import REGULATION_FILE
 from citavial.build.check.notes import CHECK_REASONS, scan
+from citavial.build.check.stored import REGULATION_FILE
 from citavial.build.gate import verify
 from citavial.worker.cli import main
 
@@ -215,7 +215,7 @@ def test_cache_is_keyed_and_reused(capsys, tmp_path):
     stamp = (folder / REGULATION_FILE).stat().st_mtime_ns
     assert run(capsys, cache, GOOD)[0] == 0
     assert (folder / REGULATION_FILE).stat().st_mtime_ns == stamp     # reused, not rebuilt
-    (folder / REGULATION_FILE).write_bytes(b"not a pickle")           # damaged: rebuilt
+    (folder / REGULATION_FILE).write_bytes(b"not json")               # damaged: rebuilt
     assert run(capsys, cache, GOOD)[0] == 0 and (folder / REGULATION_FILE).stat().st_size > 1000
     code = main(["check", str(GOOD), "--as-of", "2026-01-15", "--cache-dir", str(cache),
                  "--corpus", str(CORPUS), "--site-src", str(SITE_SRC)])

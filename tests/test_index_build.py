@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from dataclasses import FrozenInstanceError, replace
 
 import pytest
 from index_helpers import HOOKS, built_dist, passages, searcher
 
 from citavial.build.errors import BuildError
 from citavial.build.index.make import build_index
+from citavial.build.index.query.rankers import FusionRanker, LexicalRanker
 from citavial.build.index.query.retriever import load_retriever
 from citavial.build.index.query.search import Searcher
 from citavial.build.web.assets import asset
@@ -68,8 +70,8 @@ def test_urls_come_from_the_allowlist_or_fall_back_to_the_anchor(tmp_path):
     ps = passages()[:40]
     build_index(ps, {ps[0].ref: "x.html#:~:text=hola"}, HOOKS, tmp_path)
     s = Searcher.load(tmp_path / "index")
-    assert s.urls[0] == "x.html#:~:text=hola"
-    assert s.urls[1] == f"{ps[1].page}#{ps[1].anchor}"
+    assert s.docs.urls[0] == "x.html#:~:text=hola"
+    assert s.docs.urls[1] == f"{ps[1].page}#{ps[1].anchor}"
 
 
 @pytest.mark.parametrize("question, unit", [
@@ -108,12 +110,30 @@ def test_hits_carry_everything_the_worker_needs():
     for part in (r.hits[:5], r.hits[5:]):
         assert all(a.score >= b.score for a, b in zip(part, part[1:], strict=False))
     s = searcher()
-    head = [int(s.group_of[s.ref_row[h.ref]]) for h in r.hits[:5]]
+    head = [int(s.docs.group_of[s.docs.ref_row[h.ref]]) for h in r.hits[:5]]
     h = r.hits[0]
     assert h.url and h.text and h.label and dict(h.channels).keys() == {"bm25", "vector", "hooks"}
     evidence = dict(r.evidence)
     assert {"lexical_top", "bm25_top", "hooks_lex_top", "terms_known"} <= evidence.keys()
     assert len(head) == len(set(head))   # roll-up: one passage per article in the head
+
+
+@pytest.mark.parametrize("name, kind, vectors", [
+    pytest.param("lexical", LexicalRanker, False, id="lexical"),
+    pytest.param("fusion", FusionRanker, True, id="fusion"),
+])
+def test_settings_name_the_ranker_and_whether_it_reads_the_embeddings(name, kind, vectors):
+    ranker = searcher().ranker(replace(searcher().settings, ranker=name))
+    assert isinstance(ranker, kind) and ranker.vectors is vectors
+
+
+def test_a_loaded_index_cannot_be_changed_by_a_request():
+    docs = searcher().docs
+    for array in (docs.unit_of, docs.group_of, docs.hook_passage, docs.tiebreak):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0
+    with pytest.raises(FrozenInstanceError):
+        docs.refs = ()  # type: ignore[misc]
 
 
 def test_search_is_deterministic():

@@ -33,6 +33,11 @@ def pdf_text(path: Path) -> str:
     """The PDF's running text: page furniture dropped, lines joined, spaces collapsed."""
     raw = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True,
                          check=True, text=True).stdout
+    return pdf_text_of(raw)
+
+
+def pdf_text_of(raw: str) -> str:
+    """pdftotext's output with page furniture dropped, lines joined, spaces collapsed."""
     text = ""
     for line in raw.split("\n"):
         s = line.strip()
@@ -67,14 +72,6 @@ def _split_once(text: str, pdf: str) -> bool:
     words = text.split(" ")
     k = max((i for i in range(1, len(words)) if " ".join(words[:i]) in pdf), default=0)
     return 0 < k < len(words) and " ".join(words[k:]) in pdf
-
-
-def _interleaved(cell: str) -> re.Pattern[str]:
-    """The cell's words in order, with at most one code token ("20.07", "35") between two."""
-    words = [re.escape(w) for w in _norm(cell).split(" ")]
-    alternatives = [" ".join(words[:k]) + r" \d{2}(?:\.\d{2})? " + " ".join(words[k:])
-                    for k in range(1, len(words))]
-    return re.compile("|".join(alternatives) or re.escape(cell))
 
 
 def _loose(text: str) -> str:
@@ -124,30 +121,70 @@ CLASSES = ["AM", "A1", "A2", "A", "B", "B + E", "C1", "C1 + E", "C", "C + E", "D
 AGES = ["15", "16", "18", "20", "18", "18", "18", "18", "21", "21", "21", "21", "24", "24"]
 
 
+def pdf_raw_text(path: Path) -> str:
+    """The PDF's text in content-stream order (``pdftotext -raw``): a ruled table's cell is
+    written whole there, where the running text interleaves the lines of cells side by side."""
+    raw = subprocess.run(["pdftotext", "-raw", "-enc", "UTF-8", str(path), "-"],
+                         capture_output=True, check=True, text=True).stdout
+    return pdf_text_of(raw)
+
+
 def test_recovered_table_cells_are_in_the_pdf_text() -> None:
     """RD 818/2009's tables read from the PDF's ruled grid (art. 4.2 classes and ages, anexo I
-    codes): every cell's text occurs in the PDF's running text (pdftotext), and the classes and
-    ages are the BOE's."""
+    codes, anexo IV medical criteria): every cell's text, header rows included, occurs in the
+    PDF's running text or its content-stream text (pdftotext), and the classes and ages are
+    the BOE's."""
     copy = verify_norms(CORPUS)["RD-818/2009"]
     assert copy.pdf is not None
     reg = ingest_norm(copy, date(2026, 12, 1))
-    pdf = pdf_text(copy.pdf)
-    tables = [(b.ref, b.table) for u in reg.units for b in u.passages
+    pdf, raw = pdf_text(copy.pdf), pdf_raw_text(copy.pdf)
+    tables = [(b.ref, b.table) for u in reg.units for b in u.blocks
               if b.table is not None and b.source_class == "pdf-table"]
     cells = [c.text for _, t in tables for row in t.rows for c in row if c.text]
     verbatim = [c for c in cells if _norm(c) in pdf]
-    # pdftotext's running text reads a vertically centred code ("20.07") between the two lines
-    # of the description beside it: such a cell is verbatim but for that one interleaved code.
-    interleaved = [c for c in cells if c not in verbatim and _interleaved(c).search(pdf)]
-    absent = [c[:50] for c in cells if c not in verbatim and c not in interleaved]
-    print(f"\nRD 818/2009 tables from the PDF: {len(tables)} tables "
-          f"({', '.join(r for r, _ in tables)}), {sum(len(t.rows) for _, t in tables)} rows, "
-          f"{len(cells)} non-empty cells: {len(verbatim)} verbatim in the PDF text, "
-          f"{len(interleaved)} verbatim but for a neighbouring code pdftotext reads between "
-          f"their lines, {len(absent)} absent")
+    # The running text interleaves the lines of cells side by side (a vertically centred code
+    # "20.07" between the two lines of its description; anexo IV's five columns): such a cell
+    # is whole in the content-stream text.
+    in_stream = [c for c in cells if c not in verbatim and _norm(c) in raw]
+    absent = [c[:50] for c in cells if c not in verbatim + in_stream]
+    print(f"\nRD 818/2009 tables from the PDF: {len(tables)} table blocks "
+          f"({sum(r is not None for r, _ in tables)} passages), "
+          f"{sum(len(t.rows) for _, t in tables)} rows, {len(cells)} non-empty cells: "
+          f"{len(verbatim)} verbatim in the PDF's running text, {len(in_stream)} more in its "
+          f"content-stream text, {len(absent)} absent")
     assert absent == []
     art4 = dict(tables)["RD-818/2009#art4.2.p2"]
     assert [r[0].text for r in art4.rows[1:]] == CLASSES
     assert [r[2].text for r in art4.rows[1:]] == AGES
     codes = [c.text for _, t in tables for row in t.rows for c in row]
     assert {"01.01", "Gafas.", "78", "Limitado a vehículos con transmisión automática."} <= set(codes)
+
+
+_EXPLORATION = re.compile(r"(\d+(?:\.\d+)+) \S")
+
+
+def test_anexo_iv_medical_criteria_from_the_pdf() -> None:
+    """Anexo IV: 14 sections' tables (header block each, not citable), 89 exploraciones as
+    passages r1…r89 in the BOE's numbering order (1.1 … 14.1), 106 rows of five cells; the
+    paragraphs keep refs p1…p19; every cell is checked by the test above."""
+    copy = verify_norms(CORPUS)["RD-818/2009"]
+    reg = ingest_norm(copy, date(2026, 12, 1))
+    unit = reg.unit("RD-818/2009#anexoIV")
+    headers = [b for b in unit.blocks if b.table is not None and b.ref is None]
+    rows = [b for b in unit.passages if b.table is not None]
+    print(f"\nanexo IV from the PDF: {len(headers)} tables, {len(rows)} exploraciones, "
+          f"{sum(len(b.table.rows) for b in rows)} rows, "
+          f"{sum(1 for b in rows for r in b.table.rows for c in r if c.text)} non-empty cells")
+    assert len(headers) == 14
+    assert all(h.table.rows[0][0].text == "Exploración (1)" for h in headers)
+    assert [b.ref for b in rows] == [f"RD-818/2009#anexoIV.r{k}" for k in range(1, 90)]
+    assert sum(len(b.table.rows) for b in rows) == 106
+    assert all(len(r) == 5 for b in rows for r in b.table.rows)
+    numbers = [_EXPLORATION.match(b.table.rows[0][0].text) for b in rows]
+    keys = [tuple(int(x) for x in m.group(1).split(".")) for m in numbers if m]
+    assert len(keys) == 89 and keys == sorted(keys) and keys[0] == (1, 1) and keys[-1] == (14, 1)
+    paragraphs = [b.ref for b in unit.passages if b.kind == "paragraph"]
+    assert paragraphs == [f"RD-818/2009#anexoIV.p{k}" for k in range(1, 20)]
+    first = rows[0].table
+    assert first.rows[0][0].text == "1.1 Agudeza visual."
+    assert "una agudeza visual binocular de, al menos, 0,5." in first.rows[0][1].text

@@ -27,8 +27,11 @@ URL_WWW = re.compile(r"(?:^|\W)www\.", re.IGNORECASE)
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 WEB_FILE = re.compile(r"\.(?:html?|php|aspx?|jsp|pdf|xml|json|js|css)\b", re.IGNORECASE)
 BARE_DOMAIN = re.compile(r"[\w-]+\.[a-z]{2,}(?![^\W\d_])", re.IGNORECASE)
-# A dotted IPv4 address ("10.0.0.1/x"): a host as much as a domain is (issue 26.8).
-BARE_IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.]*\d)")
+# A dotted IPv4 address ("10.0.0.1/x"): a host as much as a domain is (issue 26.8). Browsers
+# also take a short form ("127.1" is 127.0.0.1) as a host, but "127.1" alone is an apartado
+# ("artículo 127.1"): a short form counts only with a path or a port after it ("127.1/x").
+BARE_IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.]*\d)"
+                     r"|(?<![\w.])\d{1,3}(?:\.\d{1,3}){1,2}(?=[/:]\w)")
 # An IPv6 address ("2001:db8::1", "[::1]:8000/x" once its brackets are dropped): groups
 # compressed by "::", or all eight written; a time ("10:30:15") is neither.
 BARE_IPV6 = re.compile(r"(?<![\w:])(?=[0-9a-f:]*::)[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?!\w)"

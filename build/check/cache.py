@@ -13,17 +13,18 @@ the as-of date, the site templates and static files, and the build's own source 
 changed corpus, template or gate never reuses stale pages.
 
 The cache folder is ``--cache-dir``, else ``$CITAVIAL_CACHE``, else ``$XDG_CACHE_HOME/citavial``,
-else ``~/.cache/citavial``.
+else ``~/.cache/citavial``. An entry holds only data (pages, the Regulation as JSON, a sha256
+manifest) and is read back with validation (build/check/stored.py): a damaged entry is a miss.
 """
 
 from __future__ import annotations
 
 import hashlib
-import pickle
 import shutil
 from datetime import date
 from pathlib import Path
 
+from citavial.build.check.stored import read_entry, write_entry
 from citavial.build.corpus.integrity import manifest_path, verify_corpus
 from citavial.build.corpus.norms import MANIFEST_NAME, norms_dir
 from citavial.build.gate.verify import Pages
@@ -33,7 +34,6 @@ from citavial.build.paths import cache_root
 from citavial.build.refs import NORMS
 
 _BUILD_CODE = Path(__file__).resolve().parent.parent   # the whole build package
-REGULATION_FILE = "regulation.pickle"
 NORMS_SUBDIR = "norms"
 
 
@@ -89,7 +89,7 @@ class CheckSite:
 
     def _other(self, prefix: str) -> Regulation | None:
         root = self._root(prefix)
-        reg = _load(root / REGULATION_FILE)
+        reg = read_entry(root)
         if reg is not None:
             return reg
         from citavial.build.atomic import staged_dir
@@ -104,8 +104,7 @@ class CheckSite:
         reg = ingest_norm(copy, self.as_of)
         with staged_dir(root) as stage:
             render_norm(reg, Path(self.site_src), stage)
-            (stage / REGULATION_FILE).write_bytes(pickle.dumps(
-                reg, protocol=pickle.HIGHEST_PROTOCOL))
+            write_entry(stage, reg)
         return reg
 
 
@@ -116,7 +115,7 @@ def site_for_check(corpus: Path, site_src: Path, as_of: date,
     info = verify_corpus(Path(corpus))   # the corpus is checked on every run, cache or not
     root = Path(cache_dir) if cache_dir else cache_root()
     folder = root / f"check-{cache_key(Path(corpus), site_src, as_of)}"
-    reg = _load(folder / REGULATION_FILE)
+    reg = read_entry(folder, skip=NORMS_SUBDIR)   # the norms' entries have their own manifests
     if reg is None:
         from citavial.build.atomic import staged_dir
         from citavial.build.ingest import from_bloques, parse_texto, source_of
@@ -129,23 +128,10 @@ def site_for_check(corpus: Path, site_src: Path, as_of: date,
         links = history_links(unit_changes(read_wordings(bloques, as_of), reg))
         with staged_dir(folder) as stage:
             render(reg, Path(site_src), stage, change_links=links)
-            (stage / REGULATION_FILE).write_bytes(pickle.dumps(
-                reg, protocol=pickle.HIGHEST_PROTOCOL))
+            write_entry(stage, reg, skip=NORMS_SUBDIR)
         _prune(root, keep=folder)
     # the renames are read afresh: they are not part of the cache key
     return CheckSite(Path(corpus), site_src, as_of, folder, with_renames(reg, Path(corpus)))
-
-
-def _load(path: Path) -> Regulation | None:
-    """The cached Regulation, or None when absent or unreadable (then it is rebuilt).
-
-    pickle, because it restores the frozen dataclass tree in ~20 ms; the file is written by
-    this code into the user's own cache folder, never taken from elsewhere."""
-    try:
-        reg = pickle.loads(path.read_bytes())
-    except Exception:   # missing, truncated or from another Python: rebuild, never fail
-        return None
-    return reg if isinstance(reg, Regulation) else None
 
 
 def _prune(root: Path, keep: Path) -> None:

@@ -110,8 +110,9 @@ def note_files(paths: list[Path]) -> list[Path]:
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            out += sorted(f for f in p.rglob("*") if f.suffix.lower() in NOTE_SUFFIXES
-                          and f.is_file() and not _hidden(f.relative_to(p)))
+            found = sorted(f for f in p.rglob("*") if f.suffix.lower() in NOTE_SUFFIXES
+                           and f.is_file() and not _hidden(f.relative_to(p)))
+            out += [_inside(f, p) for f in found]
         elif p.is_file():
             out.append(p)
         else:
@@ -120,6 +121,17 @@ def note_files(paths: list[Path]) -> list[Path]:
     if not out:
         raise CheckUsageError(f"no Markdown notes (*.md, *.markdown) in {', '.join(map(str, paths))}")
     return list(dict.fromkeys(out))
+
+
+def _inside(note: Path, folder: Path) -> Path:
+    """A note found in ``folder`` whose real file lies outside it (a symlink to ../../secret.md,
+    to ~/.ssh/…) is refused: a pull request could otherwise make a CI job read, print from and,
+    with --fix-links, write to any file the job can reach. A file named on the command line is
+    the caller's choice and is read as named."""
+    if not note.resolve().is_relative_to(folder.resolve()):
+        raise CheckUsageError(f"{note}: a symbolic link to {note.resolve()}, outside "
+                              f"{folder} (fix: check that file by naming it, or remove the link)")
+    return note
 
 
 def _hidden(rel: Path) -> bool:
@@ -333,7 +345,7 @@ def check_notes(paths: list[Path], *, corpus: Path, site_src: Path, as_of: date,
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while a run builds its objects (norms unpickled, pages
+    """Python's cycle collector off while a run builds its objects (norms loaded, pages
     read, a verdict per citation), restored after: they hold no cycle the run must free, and
     the collector's passes over the growing heap were a fifth of a run of 20,000 citations."""
     was = gc.isenabled()

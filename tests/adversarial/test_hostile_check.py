@@ -155,6 +155,37 @@ def test_fix_links_writes_a_symlinked_notes_target(cache, tmp_path):
     assert f"]({PROVEN} \"cita:art82.1\")" in real.read_text("utf-8")   # its target is fixed
 
 
+def _notes_beside_a_secret(tmp_path):
+    secret = tmp_path / "fuera" / "secreto.md"
+    secret.parent.mkdir()
+    secret.write_text(UNFIXED, "utf-8")
+    notes = tmp_path / "apuntes"
+    notes.mkdir()
+    (notes / "buena.md").write_text(UNFIXED, "utf-8")
+    return secret, notes
+
+
+def test_a_folder_note_linking_outside_the_folder_is_refused(cache, tmp_path):
+    """A pull request adds notes/x.md -> ../fuera/secreto.md: the CI job must neither read it
+    nor, with --fix-links, write it; nothing else is half-done."""
+    secret, notes = _notes_beside_a_secret(tmp_path)
+    (notes / "enlace.md").symlink_to(secret)
+    proc = check(cache, notes, "--fix-links")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "outside" in proc.stderr and str(secret) in proc.stderr
+    assert secret.read_text("utf-8") == UNFIXED
+    assert (notes / "buena.md").read_text("utf-8") == UNFIXED
+
+
+def test_a_linked_folder_inside_the_notes_is_not_walked(cache, tmp_path):
+    secret, notes = _notes_beside_a_secret(tmp_path)
+    (notes / "carpeta").symlink_to(secret.parent, target_is_directory=True)
+    proc = check(cache, notes, "--fix-links")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 citation(s) in 1 file(s)" in proc.stdout            # buena.md only
+    assert secret.read_text("utf-8") == UNFIXED
+
+
 def test_fix_links_removes_temp_files_of_a_killed_run_but_not_a_live_ones(cache, tmp_path):
     import fcntl
     import os

@@ -108,7 +108,7 @@ def sweep(searcher: Searcher, golden: Path, passages, tmp: Path) -> None:
     """The variants tried to choose the defaults (article/apartado recall@5, article MRR)."""
     from citavial.build.index.make.train import train
     positives = [q for q in load_golden(golden, "dev") if q.kind == "positive"]
-    near = nearest_hook(positives, searcher.hook_questions)
+    near = nearest_hook(positives, searcher.docs.hook_questions)
     masks = {"dev": [True] * len(positives),
              "dev new": [int(q.id.lstrip("g")) > 381 for q in positives],
              "dev J<0.5": [j < 0.5 for j in near]}

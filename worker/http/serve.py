@@ -11,6 +11,7 @@ import logging
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from citavial.build.errors import BuildError
 from citavial.build.index.hooks import INDEX_DIR
@@ -23,6 +24,7 @@ from citavial.worker.answer.cite import Reader
 from citavial.worker.answer.spanlink import SpanLinker
 from citavial.worker.http.app import WorkerState, create_app
 from citavial.worker.http.connguard import PER_CLIENT, REQUEST_DEADLINE, guard
+from citavial.worker.http.drain import Stopper, drain_on_sigterm
 from citavial.worker.http.freshness import DistWatch, Reloader
 from citavial.worker.http.limits import InferenceSlot, RateLimiter
 from citavial.worker.lead.model import load_model, model_mode
@@ -95,14 +97,15 @@ def load_state(dist_dir: Path, *, ask_per_minute: float = 20, max_waiting: int =
 
 def make_server(state: WorkerState, host: str = "127.0.0.1", port: int = 8000,
                 threads: int = 8, per_client: int = PER_CLIENT,
-                deadline: float = REQUEST_DEADLINE):
+                deadline: float = REQUEST_DEADLINE, *, loop_map: dict[int, Any]):
     """A waitress server (not yet running) for ``state``; ``port=0`` picks a free port.
-    ``per_client`` connections per address and ``deadline`` seconds per request (connguard)."""
+    ``per_client`` connections per address and ``deadline`` seconds per request (connguard).
+    ``loop_map`` is the event loop's map, ours to read (drain.py)."""
     from waitress.server import create_server
     # channel_request_lookahead lets the app see a client disconnect while it generates
     # (environ["waitress.client_disconnected"]); waitress flushes each write (send_bytes=1).
-    return guard(create_server(create_app(state), host=host, port=port, threads=threads,
-                               channel_request_lookahead=5, ident="citavial",
+    return guard(create_server(create_app(state), map=loop_map, host=host, port=port,
+                               threads=threads, channel_request_lookahead=5, ident="citavial",
                                clear_untrusted_proxy_headers=True),
                  per_client=per_client, deadline=deadline)
 
@@ -110,14 +113,14 @@ def make_server(state: WorkerState, host: str = "127.0.0.1", port: int = 8000,
 def serve(dist_dir: Path, host: str = "127.0.0.1", port: int = 8000, **kwargs) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     state = load_state(dist_dir, **kwargs)
+    loop_map: dict[int, Any] = {}
     try:
-        server = make_server(state, host, port)
+        server = make_server(state, host, port, loop_map=loop_map)
     except OSError as err:   # port taken, address not on this machine: one line, exit 2
         print(f"citavial serve: error: cannot listen on {host}:{port}: {err.strerror} "
               "(is another worker running there? choose another --port)", file=sys.stderr)
         raise SystemExit(2) from None
-    from citavial.worker.http.drain import drain_on_sigterm
-    drain_on_sigterm(server)
+    drain_on_sigterm(loop_map)
     mode = ("generative" if state.deps and state.deps.model else
             "extractive-only" if state.deps else "static site only")
     print(f"citavial worker on http://{server.effective_host}:{server.effective_port}/ "
@@ -129,22 +132,19 @@ class ServerThread:
     """The worker on a background thread, for tests and benchmarks: ``with ServerThread(state)
     as s: urlopen(s.url + "/health")``. Port 0 picks a free port on 127.0.0.1.
 
-    Not waitress's public run()/close(): run() can only be stopped by a signal in the main
-    thread, and close() from another thread closes sockets under a select() in progress; so it
-    drives the event loop over the server's (undocumented) ``_map`` in short polls and shuts the
-    ``task_dispatcher`` down itself."""
+    It runs waitress's ``run()``; waitress's ``close()`` from another thread would close
+    sockets under its select(), so ``stop()`` ends ``run()`` through a drain.Stopper in the
+    loop's map (run() then shuts its request threads down) and closes the sockets after."""
 
     def __init__(self, state: WorkerState, port: int = 0, threads: int = 8, **guard) -> None:
         import threading
-        self.server = make_server(state, "127.0.0.1", port, threads, **guard)
+        self.loop_map: dict[int, Any] = {}
+        self.server = make_server(state, "127.0.0.1", port, threads, loop_map=self.loop_map,
+                                  **guard)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="citavial-worker", daemon=True)
-
-    def _loop(self) -> None:
-        from waitress import wasyncore
-        while not self._stop.is_set():   # short polls, so stop() never closes a socket in use
-            wasyncore.loop(timeout=0.05, map=self.server._map, count=1)
+        self._stopper = Stopper(self.loop_map)
+        self._thread = threading.Thread(target=self.server.run, name="citavial-worker",
+                                        daemon=True)
 
     def __enter__(self) -> "ServerThread":
         self._thread.start()
@@ -154,8 +154,7 @@ class ServerThread:
         self.stop()
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopper.stop()
         self._thread.join(timeout=10)
-        self.server.task_dispatcher.shutdown()
         from waitress import wasyncore
-        wasyncore.close_all(self.server._map)
+        wasyncore.close_all(self.loop_map)

@@ -45,8 +45,10 @@ _CONTINUATIONS = frozenset({
 
 
 # Full stops NFKC leaves as they are, but that a reader (or a browser's address bar) takes for
-# a dot: ideographic, halfwidth ideographic.
-_DOTS = str.maketrans({"\u3002": ".", "\uff61": ".", "\ufe12": "."})
+# a dot: ideographic, halfwidth ideographic; and the middle dots a reader takes for one
+# ("evil·com", "evil‧com", "evil・com").
+_DOTS = str.maketrans({"\u3002": ".", "\uff61": ".", "\ufe12": ".", "\u00b7": ".",
+                       "\u2027": ".", "\u30fb": ".", "\uff65": "."})
 
 
 def detection_form(word: str) -> str:

@@ -23,7 +23,8 @@ from citavial.build.golden import load_golden as _load_golden
 from citavial.build.index.analyze import fold
 from citavial.build.index.eval import metrics as M
 from citavial.build.index.query.evidence import FEATURES
-from citavial.build.index.query.search import CHANNELS, Searcher, Settings
+from citavial.build.index.query.rankers import Settings
+from citavial.build.index.query.search import CHANNELS, Searcher
 from citavial.build.refs import Ref
 
 KS = (1, 5, 10, 30)
@@ -46,12 +47,13 @@ def load_golden(path: Path, split: str | None = None) -> tuple[Question, ...]:
 
 
 def _unit_of(searcher: Searcher, ref: str) -> str:
-    i = searcher.ref_row.get(ref)
+    d = searcher.docs
+    i = d.ref_row.get(ref)
     if i is not None:
-        return searcher.units[searcher.unit_of[i]]
+        return d.units[d.unit_of[i]]
     # A ref not citable in this index: its unit is the longest unit ref that prefixes it.
     r = Ref.parse(ref)
-    cands = [u for u in searcher.units if Ref.parse(u).contains(r)]
+    cands = [u for u in d.units if Ref.parse(u).contains(r)]
     return max(cands, key=len) if cands else ref
 
 
@@ -179,7 +181,7 @@ def evaluate(searcher: Searcher, golden_path: Path, split: str | None = "test") 
                for name, s in channel_settings(searcher.settings).items()}
     channels = {name: _score_channel(searcher, positives, r) for name, r in rankers.items()}
     fused_first = channels["default"]["first"]
-    missing = sorted({r for q in positives for r in q.expected if r not in searcher.ref_row})
+    missing = sorted({r for q in positives for r in q.expected if r not in searcher.docs.ref_row})
     report = {
         "golden": {"file": Path(golden_path).name, "split": split or "all",
                    "questions": len(questions),
@@ -189,7 +191,7 @@ def evaluate(searcher: Searcher, golden_path: Path, split: str | None = "test") 
         "channels": {n: {lv: c[lv] for lv in ("article", "apartado")} for n, c in channels.items()},
         "topics": _topics(positives, fused_first),
         "styles": _styles(positives, fused_first),
-        "leakage": _leakage(positives, searcher.hook_questions, fused_first),
+        "leakage": _leakage(positives, searcher.docs.hook_questions, fused_first),
         "abstention": _abstention(searcher, questions),
         "missing_refs": missing,
     }

@@ -1,7 +1,7 @@
 """Index: passages → the prebuilt hybrid search index in dist/index/ (+ the static-site index).
 
 ``build_index`` is the stage's one public function; ``collect`` turns a Regulation into the
-Passage values it takes. The query side is ``build.index.search.Searcher`` (used by
+Passage values it takes. The query side is ``build.index.query.search.Searcher`` (used by
 build/index/query/retriever.py: the worker, and the `citavial search` / `eval` commands).
 """
 
@@ -28,7 +28,7 @@ from citavial.build.index.hooks import (
 )
 from citavial.build.index.make.analysis import Analysis
 from citavial.build.index.query.lexical import build_lexical, norms_of
-from citavial.build.index.query.search import Settings
+from citavial.build.index.query.rankers import Settings
 from citavial.build.index.signmatch import sign_json, sign_table
 from citavial.build.index.store import write_index
 from citavial.build.models import Passage, SignEntry

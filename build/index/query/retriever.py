@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citavial.build.errors import BuildError
-from citavial.build.index.hooks import INDEX_DIR, best_per_passage
+from citavial.build.index.hooks import INDEX_DIR
 from citavial.build.index.query.search import Searcher
 from citavial.build.models import SearchResult
 
@@ -37,12 +37,12 @@ class Retriever:
 
     def hooks(self, ref: str) -> list[str]:
         """The hook questions written for a passage (students' words for what it answers)."""
-        s = self._searcher
+        d = self._searcher.docs
         if not hasattr(self, "_hooks"):
             by_row: dict[int, list[str]] = {}
-            for q, row in zip(s.hook_questions, s.hook_passage.tolist(), strict=False):
+            for q, row in zip(d.hook_questions, d.hook_passage.tolist(), strict=False):
                 by_row.setdefault(row, []).append(q)
-            self._hooks = {s.refs[r]: qs for r, qs in by_row.items()}
+            self._hooks = {d.refs[r]: qs for r, qs in by_row.items()}
         return self._hooks.get(ref, [])
 
     def similarity(self, question: str, refs: list[str]) -> list[float]:
@@ -50,18 +50,13 @@ class Retriever:
         the cosine with the passage plus the best cosine with its hook questions (0 for a ref
         not in the index). Words alone confuse passages that share them ("circular",
         "vehículo"); this tells which one is about the question."""
-        s = self._searcher
-        qv = s.embedder.encode([question])[0]
-        best = best_per_passage(s.hook_vecs @ qv, s.hook_passage, len(s.refs))
-        out = []
-        for ref in refs:
-            row = s.ref_row.get(ref)
-            out.append(0.0 if row is None else float(s.passage_vecs[row] @ qv) + float(best[row]))
-        return out
+        rows = [self._searcher.docs.ref_row.get(ref) for ref in refs]
+        known = iter(self._searcher.channels.meaning(question, [r for r in rows if r is not None]))
+        return [0.0 if row is None else next(known) for row in rows]
 
     def table(self, ref: str) -> list[list[tuple[str, bool]]]:
         """A table passage's rows as [(cell text, is header), …] ([] for other passages)."""
-        return [[(c[0], bool(c[1])) for c in row] for row in self._searcher.tables.get(ref, [])]
+        return [[(c[0], bool(c[1])) for c in row] for row in self._searcher.docs.tables.get(ref, [])]
 
     def search(self, question: str, k: int = 10) -> SearchResult:
         """The ``k`` best passages for ``question`` (an empty question gets no hits)."""

@@ -1,9 +1,9 @@
 """Tables the Markdown copy of RD 818/2009 lacks (its older renderer dropped every table).
 
 Art. 4.2 (classes and ages), anexo I (EU and national codes) and anexo IV (medical aptitude
-criteria) exist here only in the BOE PDF. Art. 4.2 and the anexo I codes are recovered from it
-(pdftables.py); until anexo IV is, with every cell checked against the PDF's text, its unit says
-so with a note pointing to the BOE — never an approximation.
+criteria) exist here only in the BOE PDF, and all are recovered from it (pdftables.py), every
+cell checked against the PDF's text. A table a copy lacks and the build cannot recover is listed
+here: its unit then says so with a note pointing to the BOE — never an approximation.
 """
 
 from __future__ import annotations
@@ -14,12 +14,8 @@ from citavial.build.models import Note, Unit
 
 MISSING_TABLE = "missing_table"   # Note.kind: a table of the BOE text this copy does not hold
 
-# norm → {unit fragment: what the BOE's table holds}
-MISSING: dict[str, dict[str, str]] = {
-    "RD-818/2009": {
-        "anexoIV": "aptitudes psicofísicas: criterios por enfermedad o deficiencia",
-    },
-}
+# norm → {unit fragment: what the BOE's table holds}; none since anexo IV was recovered
+MISSING: dict[str, dict[str, str]] = {}
 BOE_ACT = "https://www.boe.es/buscar/act.php?id="
 BOE_IDS = {"RD-818/2009": "BOE-A-2009-9481"}
 

@@ -3,7 +3,8 @@
 Fragments follow the Reglamento's scheme (build/refs.py): ``art76.a``, ``art10.1``, ``da1``,
 ``dt2``, ``df3``, ``anexoII.p3``; the approving decree's own preceptos carry ``rd.``
 (``RDL-6/2015#rd.artunico``, ``RD-818/2009#rd.df6``). The Ley's points table is one passage per
-infraction: ``RDL-6/2015#anexoII.r10``. The prefixes, BOE ids and page folders are the typed
+infraction: ``RDL-6/2015#anexoII.r10``; RD 818/2009's medical criteria one per exploración:
+``RD-818/2009#anexoIV.r1``. The prefixes, BOE ids and page folders are the typed
 Ref's registry (build/refs.py ``NORMS``).
 """
 
@@ -22,6 +23,7 @@ class NormSpec:
     norm: str                  # ref prefix, a key of build/refs.py NORMS
     ref: Callable[[str], str]  # fragment → canonical ref (checked by the typed Ref)
     points_annex: str = ""     # the annex whose table rows are passages ("anexoII")
+    criteria_annex: str = ""   # the annex whose exploración rows are passages ("anexoIV")
 
     @property
     def boe_id(self) -> str:
@@ -56,7 +58,7 @@ def _rd_818_2009(fragment: str) -> str:
 NORMS: dict[str, NormSpec] = {
     "RDL-6/2015": NormSpec("RDL-6/2015", _rdl_6_2015, points_annex="anexoII"),
     "RD-2822/1998": NormSpec("RD-2822/1998", _rd_2822_1998),
-    "RD-818/2009": NormSpec("RD-818/2009", _rd_818_2009),
+    "RD-818/2009": NormSpec("RD-818/2009", _rd_818_2009, criteria_annex="anexoIV"),
 }
 
 

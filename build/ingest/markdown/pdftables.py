@@ -40,13 +40,32 @@ class TableSpec:
     repeats the header, which is dropped."""
 
     unit: str          # fragment, "art4"
-    after: str         # text of the block (paragraph or heading) it follows
+    after: str         # text of the block (paragraph or heading) it follows, or its start
     parts: tuple[tuple[int, int], ...]
     header_rows: int = 1
 
     def __repr__(self) -> str:
         return f"TableSpec({self.unit} {self.parts})"
 
+
+# Anexo IV: a table per section, after the section's last paragraph (the words it begins with)
+# or its heading; two header rows (column groups, then grupos 1 and 2), repeated on every page.
+_ANEXO_IV = tuple(TableSpec("anexoIV", after, parts, header_rows=2) for after, parts in (
+    ("Si para alcanzar la agudeza visual requerida", ((57, 0), (58, 0), (59, 0))),
+    ("Cuando para alcanzar la agudeza auditiva", ((59, 1),)),
+    ("3. Sistema locomotor", ((59, 2),)),
+    ("A efectos de valorar la capacidad funcional", ((60, 0), (61, 0), (62, 0), (63, 0))),
+    ("5. Trastornos hematológicos", ((63, 1),)),
+    ("6. Sistema renal", ((64, 0),)),
+    ("A los efectos del apartado 7.2", ((64, 1),)),
+    ("A los efectos de este Reglamento se entenderá por hipoglucemia grave", ((65, 0),)),
+    ("Se define la epilepsia como", ((65, 1), (66, 0), (67, 0))),
+    ("10. Trastornos mentales y de conducta", ((67, 1), (68, 0))),
+    ("Serán objeto de atención especial", ((68, 1), (69, 0))),
+    ("Con carácter general, el psicólogo", ((69, 1),)),
+    ("Cuando se dictamine la incapacidad", ((70, 0),)),
+    ("14. Otros procesos oncológicos no hematológicos", ((70, 1),)),
+))
 
 _EU_CODES = "Códigos de la Unión Europea armonizados"
 TABLES: dict[str, tuple[TableSpec, ...]] = {
@@ -58,6 +77,7 @@ TABLES: dict[str, tuple[TableSpec, ...]] = {
         TableSpec("anexoI", _EU_CODES, ((48, 1),)),            # limitaciones
         TableSpec("anexoI", _EU_CODES, ((49, 0),)),            # aspectos administrativos
         TableSpec("anexoI", "Códigos nacionales", ((49, 1),)),
+        *_ANEXO_IV,
     ),
 }
 
@@ -222,7 +242,10 @@ def _cell_text(words: list[tuple[float, float, float, float, str]],
         prev = None
         for w in sorted(line, key=lambda w: w[0]):
             tight = prev is not None and w[0] - prev[2] < _TIGHT
-            text += w[4] if tight or not text else " " + w[4]
+            # a line ending in "-" ends a compound's first half ("espacio-\ntemporales"): the
+            # BOE does not hyphenate words at line ends
+            joined = tight or (prev is None and text.endswith("-"))
+            text += w[4] if joined or not text else " " + w[4]
             prev = w
     return text
 

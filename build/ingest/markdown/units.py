@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from citavial.build.errors import BuildError
 from citavial.build.ingest.markdown import inline
+from citavial.build.ingest.markdown.criteria import assign_criteria_refs
 from citavial.build.ingest.markdown.lines import Item
 from citavial.build.ingest.markdown.norms import (
     NormSpec,
@@ -226,6 +227,8 @@ class Walk:
             placed[after] = placed.get(after, 0) + 1
         if cur.kind == "annex" and cur.fragment == self.spec.points_annex:
             blocks = assign_points_refs(unit_ref, cur.blocks)
+        elif cur.kind == "annex" and cur.fragment == self.spec.criteria_annex:
+            blocks = assign_criteria_refs(unit_ref, cur.blocks)
         elif cur.kind == "annex":
             blocks = assign_sequential_refs(unit_ref, cur.blocks)
         else:
@@ -251,8 +254,12 @@ def _insert_after(unit_ref: str, blocks: list[Block], after: str, t: Table,
                   skip: int) -> list[Block]:
     """``blocks`` with ``t`` placed after the block reading ``after`` and ``skip`` tables."""
     at = next((k for k, b in enumerate(blocks) if b.text == after), None)
+    starts = [k for k, b in enumerate(blocks) if b.text.startswith(after)]
+    if at is None and len(starts) == 1:   # a long paragraph named by its first words
+        at = starts[0]
     if at is None:
-        raise BuildError(unit_ref, f"has no paragraph {after!r} to place the PDF's table after",
+        raise BuildError(unit_ref, f"has no paragraph {after!r} (nor one paragraph beginning "
+                         f"so; {len(starts)} do) to place the PDF's table after",
                          "check build/ingest/markdown/pdftables.py TABLES against the copy")
     block = Block(kind="table", text=table_text(t), source_class="pdf-table", table=t)
     at += 1 + skip
