@@ -250,3 +250,30 @@ def test_the_answer_shows_the_words_beside_it_in_reading_order(worker, browser, 
         assert "100 km/h" in box.locator(".cv-table .cv-fact").all_inner_texts()
     finally:
         context.close()
+
+
+# Issue 25.3: a cited table under "Fuentes" reads as a table from file:// too (its cells come with
+# the citation; the page cannot fetch the cited page from disk), on a desktop and on a phone.
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
+def test_from_file_a_table_under_fuentes_is_a_table(worker, built_site, browser, width, height):
+    srv, _ = worker
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.route("http://127.0.0.1:8000/**", lambda route: route.abort())
+    try:
+        page.goto((built_site / "art48.html").as_uri())
+        page.evaluate(f"() => localStorage.setItem('citavial.api', {srv.url!r})")
+        page.reload()
+        it = ask(page, "¿Velocidad máxima en autopista?")
+        it.locator(".cv-cites summary").click()
+        fig = it.locator(".cv-cites figure").first
+        assert fig.locator("blockquote").count() == 0, fig.inner_text()
+        rows = fig.locator("table.cv-quote-table tr")
+        assert rows.count() == 3
+        assert rows.nth(1).locator("th, td").all_inner_texts() == ["Autopista y autovía", "120",
+                                                                   "90", "100"]
+        assert fig.locator(".cv-table-wrap").is_visible()
+        wrap = fig.locator(".cv-table-wrap").bounding_box()
+        assert wrap is not None and wrap["x"] >= 0 and wrap["x"] + wrap["width"] <= width
+    finally:
+        context.close()

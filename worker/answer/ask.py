@@ -220,7 +220,7 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
         yield Sources(sources=tuple(source(n, e) for n, e in enumerate(shown, 1)),
                       index_version=r.result.index_version)
         if r.decision.outcome != ANSWER or r.span is None:
-            yield abstain_event(r.decision, shown)
+            yield abstain_event(r.decision, shown, reader)
             lat["total"] = ms()
             yield _done(r, deps, "abstained", None, lat)
             return
