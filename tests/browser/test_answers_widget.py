@@ -277,3 +277,30 @@ def test_from_file_a_table_under_fuentes_is_a_table(worker, built_site, browser,
         assert wrap is not None and wrap["x"] >= 0 and wrap["x"] + wrap["width"] <= width
     finally:
         context.close()
+
+
+# Issue 25.4: "¿Cuándo hay que usar las luces de cruce?" — the gate doubts it; the passages it
+# offers read art. 101.2's lead-in and then every letter, not the lone "c) Posibilidad de producir
+# deslumbramiento…", on a desktop and on a phone.
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
+def test_a_when_question_offers_the_lead_in_and_its_letters(worker, browser, width, height):
+    srv, _ = worker
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.route("http://127.0.0.1:8000/**", lambda route: route.abort())
+    try:
+        page.goto(srv.url + "/index.html")
+        it = ask(page, "¿Cuándo hay que usar las luces de cruce?")
+        quotes = it.locator(".cv-cites blockquote").all_inner_texts()
+        lead = next((i for i, q in enumerate(quotes) if q.startswith("2. Todo vehículo de motor")),
+                    None)
+        assert lead is not None, quotes
+        assert quotes[lead].rstrip().endswith("las siguientes circunstancias:")
+        assert [q[:2] for q in quotes[lead + 1:lead + 4]] == ["a)", "b)", "c)"], quotes
+        letter = it.locator(".cv-cites blockquote").nth(lead + 3)
+        letter.scroll_into_view_if_needed()
+        assert letter.is_visible()
+        box = letter.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    finally:
+        context.close()

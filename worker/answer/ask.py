@@ -26,7 +26,7 @@ from typing import Literal, Protocol
 from citavial.build.models import AllowlistEntry, SearchHit, SearchResult
 from citavial.worker.answer import signq as signs
 from citavial.worker.answer.allowlist import Allowlist
-from citavial.worker.answer.beside import settle
+from citavial.worker.answer.beside import nearest, settle
 from citavial.worker.answer.calibration import Calibration
 from citavial.worker.answer.cite import (
     Reader,
@@ -214,7 +214,8 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
             yield from _sign_reply(sign, r, deps, reader, lat, ms)
             return
         retrieved = list(r.entries[:r.retrieved])
-        shown: list[AllowlistEntry] = {ANSWER: retrieved, UNSURE: retrieved[:SOURCES]}.get(
+        shown: Sequence[AllowlistEntry] = {
+            ANSWER: retrieved, UNSURE: nearest(r.question, retrieved[:SOURCES], reader)}.get(
             r.decision.outcome, [])
         lat["sources"] = ms()
         yield Sources(sources=tuple(source(n, e) for n, e in enumerate(shown, 1)),
