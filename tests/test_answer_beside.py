@@ -140,6 +140,29 @@ def test_words_beside_the_span(question, frag, nth, before, main_end, items, aft
     assert got.score == span.score   # the gate's score is never touched
 
 
+@pytest.mark.parametrize("question,near,offered", [
+    # a letter of a list of conditions: its lead-in and every letter, in document order
+    ("¿Cuándo hay que encender la luz de cruce?", ["art50.1", "art30.1.c"],
+     ["art50.1", "art30.1", "art30.1.a", "art30.1.b", "art30.1.c"]),
+    # two letters of one list: the list once
+    ("¿En qué casos se enciende la luz de cruce?", ["art30.1.b", "art30.1.a"],
+     ["art30.1", "art30.1.a", "art30.1.b", "art30.1.c"]),
+    # not a "¿cuándo…?" question: the letter after its lead-in only
+    ("¿Hay que encender la luz de cruce?", ["art30.1.c"], ["art30.1", "art30.1.c"]),
+    # a list longer than MAX_ITEMS: its lead-in and the one item
+    ("¿Cuándo está prohibido parar?", ["art40.1.c"], ["art40.1", "art40.1.c"]),
+    # no list item: as retrieved
+    ("¿Cuándo van los ciclistas por el arcén?", ["art50.2", "art50.1"], ["art50.2", "art50.1"]),
+], ids=["cuando-letter-whole-list", "two-letters-one-list", "yesno-lead-in-only",
+        "long-list-lead-in-only", "no-item-as-retrieved"])
+def test_nearest_passages_read_a_list_item_with_its_lead_in(question, near, offered):
+    """Issue 25.4: with "No lo tengo claro", a lone letter ("c) Posibilidad de producir
+    deslumbramiento…") is offered after its lead-in, and for a "¿cuándo…?" question with its
+    list."""
+    got = B.nearest(read_question(question), [ENTRIES[N + f] for f in near], READER)
+    assert frags(got) == offered
+
+
 def test_the_span_grows_back_over_what_it_points_to():
     got = B.complete(read_question("¿Ceden el paso los peatones?"), clause_span("art70.1", 1),
                      READER)
@@ -293,6 +316,19 @@ def test_real_vague_question_the_gate_doubts_gets_the_table_and_the_question_bac
     assert a["clarify"].startswith("¿En qué vía y con qué vehículo?")
     assert len(a["table"]["cells"]) == 6 and r["citations"][0]["ref"] == N + "art48.1.a"
     assert "podrá fijar" not in a["text"]
+
+
+def test_real_when_dipped_lights_offers_art_101_2_with_its_letters(real):
+    """Issue 25.4's own question: the gate doubts it (its words are not art. 101's: "llevará
+    encendido… el alumbrado de corto alcance o de cruce"); the passages offered read art.
+    101.2's lead-in and every letter, not its letter c) alone."""
+    r = ask(real, "¿Cuándo hay que usar las luces de cruce?")
+    if r["outcome"] == "answer":   # a stronger index answers it: then with the whole list
+        assert r["answer"]["items"] and r["answer"]["lead_in"], r["text"]
+        return
+    got = [p["ref"].split("#")[1] for p in r["passages"]]
+    at = got.index("art101.2")
+    assert got[at:at + 4] == ["art101.2", "art101.2.a", "art101.2.b", "art101.2.c"], got
 
 
 @pytest.mark.parametrize("question", ["¿Qué truco hay para aparcar en línea a la primera?",

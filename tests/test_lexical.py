@@ -41,8 +41,10 @@ def test_named_fragment(question, fragment):
     assert L.named_fragment(question) == fragment
 
 
-DATA = {"forms": {"adecuada": 0, "luces": 1}, "negation": ["des", "in", "im"]}
-STEM_ID = {"adecu": 0, "luc": 1, "alumbr": 2, "120": 3, "art48": 4}
+DATA = {"forms": {"adecuada": 0, "luces": 1}, "negation": ["des", "in", "im"],
+        "aliases": {"moto": ["motocicleta"], "itv": ["inspeccion", "tecnica"]}}
+STEM_ID = {"adecu": 0, "luc": 1, "alumbr": 2, "120": 3, "art48": 4, "motociclet": 5,
+           "inspeccion": 6, "tecnic": 7}
 
 
 @pytest.mark.parametrize("question,ids", [
@@ -52,7 +54,11 @@ STEM_ID = {"adecu": 0, "luc": 1, "alumbr": 2, "120": 3, "art48": 4}
     ("luces en la imagen", [1]),              # picture words dropped
     ("a 120", [3]),
     ("artículo 48", [4]),
-], ids=["form", "negation", "prefix", "picture", "number", "designator"])
+    ("luces de la Moto", [1, 5]),             # an everyday word read as the law's (aliases)
+    ("la ITV", [6, 7]),                       # one word read as two
+    ("motocross", []),                        # only a whole word is an alias
+], ids=["form", "negation", "prefix", "picture", "number", "designator", "alias",
+        "alias-two-words", "alias-whole-word-only"])
 def test_query_ids(question, ids):
     assert L.query_ids(DATA, STEM_ID, question) == ids
 

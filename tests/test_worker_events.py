@@ -104,6 +104,13 @@ CASES = {
                   "citations", ["extractive", "label", "citations"],
                   {"citations.0": CITATION_KEYS + ["span", "span_url"],
                    "citations.1": CITATION_KEYS}),
+    "citations-of-a-table": (ev.Citations(label="R", citations=(replace(
+        citation(1), rows=((ev.QuoteCell(text="", header=False),
+                            ev.QuoteCell(text="Turismos", header=True)),
+                           (ev.QuoteCell(text="Autopista", header=False),
+                            ev.QuoteCell(text="120", header=False)))),)),
+        "citations", ["extractive", "label", "citations"],
+        {"citations.0": CITATION_KEYS + ["rows"], "citations.0.rows.1.1": ["text", "header"]}),
     "abstain": (ev.Abstain(outcome="unsure", message="No lo tengo claro.",
                            passages=(citation(1),), decision=DECISION),
                 "abstain", ["outcome", "message", "passages", "decision"],

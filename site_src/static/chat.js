@@ -419,37 +419,39 @@
     st.item.appendChild(box);
   }
 
-  /* A quoted table is shown as a table: its rows and cells are read from the cited page (same
-   * site; offline from the precache) and used only if, read in order, they are exactly the
-   * quote's words — so what is shown is still the verified quote. Otherwise (file://, another
-   * element, any mismatch) the quote stays one run of text. Parsed, never executed. */
+  /* A quoted table is shown as a table: the worker sends its rows and cells with the citation
+   * (`rows`, from the index) — no fetch of the cited page, so it reads the same from file:// as
+   * over http — and they are used only if, read in order, they are exactly the quote's words:
+   * what is shown is still the verified quote. Otherwise the quote stays one run of text. */
   function flat(s) { return String(s).replace(/\s+/g, " ").trim(); }
   function asTable(c, fig, bq) {
-    var url = new URL(c.url, ROOT), id = url.hash.slice(1).split(":~:")[0];
-    if (!/^https?:$/.test(url.protocol) || !id || !window.DOMParser) return;
-    url.hash = "";
-    fetch(url.href).then(function (r) { return r.ok ? r.text() : ""; }).then(function (html) {
-      var src = html && new DOMParser().parseFromString(html, "text/html")
-        .getElementById(decodeURIComponent(id));
-      if (!src || src.tagName !== "TABLE") return;
-      var t = el("table", "cv-table cv-quote-table"), words = [];
-      t.setAttribute("aria-label", "Tabla citada: " + c.label);
-      Array.prototype.forEach.call(src.rows, function (row) {
-        var tr = el("tr");
-        Array.prototype.forEach.call(row.cells, function (cell) {
-          var text = flat(cell.textContent);
-          if (text) words.push(text);
-          var out = el(cell.tagName === "TH" ? "th" : "td", null, text);
-          if (cell.tagName === "TH") out.scope = cell.getAttribute("scope") || "col";
-          tr.appendChild(out);
-        });
-        t.appendChild(tr);
+    if (!Array.isArray(c.rows) || !c.rows.length) return;
+    var rows = c.rows.map(function (row) {
+      return (Array.isArray(row) ? row : []).map(function (cell) {
+        return { text: flat(cell && cell.text != null ? cell.text : ""), header: !!(cell && cell.header) };
       });
-      if (words.join(" ") !== flat(c.quote) || !bq.parentNode) return;
-      var box = el("div", "cv-table-wrap");
-      box.appendChild(t);
-      fig.replaceChild(box, bq);
-    }).catch(function () { /* keep the quote as text */ });
+    });
+    /* the page's rule (_macros.html): a first row whose non-empty cells are all headers is the
+       column header; then the first cell of every other row heads its row */
+    var top = rows[0], headRow = top.some(function (x) { return x.header; }) &&
+      top.every(function (x) { return x.header || !x.text; });
+    var t = el("table", "cv-table cv-quote-table"), words = [];
+    t.setAttribute("aria-label", "Tabla citada: " + c.label);
+    rows.forEach(function (row, r) {
+      var tr = el("tr");
+      row.forEach(function (cell, j) {
+        if (cell.text) words.push(cell.text);
+        var th = cell.header || (headRow && top.length > 1 && r > 0 && j === 0);
+        var out = el(th ? "th" : "td", null, cell.text);
+        if (th) out.scope = headRow && r === 0 ? "col" : "row";
+        tr.appendChild(out);
+      });
+      t.appendChild(tr);
+    });
+    if (words.join(" ") !== flat(c.quote)) return;
+    var box = el("div", "cv-table-wrap");
+    box.appendChild(t);
+    fig.replaceChild(box, bq);
   }
 
   function fail(st, msg) {

@@ -2,8 +2,8 @@
    written by `citavial build`: build/index/make/export.py), loads the postings of a query's
    terms and the result data of the passages it shows from shards (search/terms-*.js,
    search/docs-*.js) by inserting a <script> for each shard it needs, and ranks passages EXACTLY as `citavial search` does: this file
-   mirrors build/index/lexical.py line for line (fold from util.js, tokens, forms and prefix fallback,
-   negation prefixes, designators, integer BM25 sums, ties by ref, roll-up with the top group
+   mirrors build/index/lexical.py line for line (fold from util.js, tokens, everyday words read as
+   the law's (aliases), forms and prefix fallback, negation prefixes, designators, integer BM25 sums, ties by ref, roll-up with the top group
    allowed FIRST_UNIT places) and finds the signs a query names exactly as
    build/index/signmatch.py does (shown above the passages, as links to senales.html, never as
    quotes). tests/test_search_parity.py runs it under node on every golden question and on sign
@@ -219,8 +219,12 @@
   Index.prototype.termIds = function (question) {
     var codes = this.codeRows(fold(question)), masked = mask(fold(question), codes);
     var toks = foldedTokens(masked), ids = [], tok, found, k, neg;
-    for (var i = 0; i < toks.length; i++) {
-      tok = toks[i];
+    var aliases = this.data.aliases || {}, read = [];   /* text.QUERY_ALIASES: "moto" → "motocicleta" */
+    toks.forEach(function (t) {
+      read.push.apply(read, Object.prototype.hasOwnProperty.call(aliases, t) ? aliases[t] : [t]);
+    });
+    for (var i = 0; i < read.length; i++) {
+      tok = read[i];
       found = undefined;
       if (isDigit(tok)) {
         found = this.stemId.get(tok.replace(/\./g, ""));

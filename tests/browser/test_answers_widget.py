@@ -41,6 +41,17 @@ def tab(browser):
     context.close()
 
 
+@pytest.fixture(params=[(1280, 800), (390, 844)], ids=["desktop", "phone"])
+def sized(request, browser):
+    """A tab on a desktop or on a phone, nothing listening on the widget's default port."""
+    width, height = request.param
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.route("http://127.0.0.1:8000/**", lambda route: route.abort())
+    yield page
+    context.close()
+
+
 def ask(tab, question: str):
     if tab.get_attribute(".cv-toggle", "aria-expanded") != "true":
         tab.click(".cv-toggle")
@@ -213,40 +224,75 @@ def test_from_file_the_widget_can_use_a_worker_on_another_port(worker, built_sit
 
 # The words beside the answer (worker/answer/beside.py, vague.py), as a student reads them in
 # the widget, on a desktop and on a phone: our own questions, never the DGT bank's.
-@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
-def test_the_answer_shows_the_words_beside_it_in_reading_order(worker, browser, width, height):
+def test_the_answer_shows_the_words_beside_it_in_reading_order(worker, sized):
+    srv, page = worker[0], sized
+    page.goto(srv.url + "/index.html")
+    # who "dichos ocupantes" are (≤ 135 cm), then the rule with its "Excepcionalmente…",
+    # then the cases it lists
+    box = ask(page, "¿Un niño puede sentarse delante en el coche?").locator(".cv-answer")
+    kinds = box.evaluate("b => Array.from(b.children).map(c => c.className)")
+    assert [k for k in kinds if k in ("cv-before", "cv-a", "cv-list")] == \
+        ["cv-before", "cv-before", "cv-a", "cv-list"], kinds
+    assert "135 centímetros" in box.locator(".cv-before").first.inner_text()
+    assert "Excepcionalmente podrán ocupar" in box.locator(":scope > .cv-a").inner_text()
+    items = box.locator(".cv-list > li").all_inner_texts()
+    assert len(items) == 4 and items[0].startswith("1.º") and items[2].startswith("3.º")
+    assert box.locator(".cv-before").first.is_visible()
+    # "¿cuándo…?" over the letters of one apartado: its lead-in and every letter, the one
+    # that answers in its place, not shown twice
+    box = ask(page, "¿Cuándo debo llevar puesta la luz de cruce?").locator(".cv-answer")
+    letters = box.locator(".cv-list > li").all_inner_texts()
+    assert len(letters) >= 2 and all(re.match(r"[a-z]\) ", t) for t in letters), letters
+    assert box.locator(".cv-li-answer").count() == 1
+    assert box.locator(":scope > .cv-a").count() == 0
+    assert box.locator(".cv-lead-in").inner_text().rstrip().endswith(":")
+    # too vague for the table (issue 25.4's own example, which the gate alone doubts):
+    # the question back, then every cell of the table
+    box = ask(page, "¿Puedo ir a 100?").locator(".cv-answer")
+    kinds = box.evaluate("b => Array.from(b.children).map(c => c.className)")
+    assert kinds.index("cv-clarify") < kinds.index("cv-table"), kinds
+    assert box.locator(".cv-clarify").inner_text().startswith("¿En qué vía y con qué vehículo?")
+    assert box.locator(".cv-table tr").count() == 6
+    assert "100 km/h" in box.locator(".cv-table .cv-fact").all_inner_texts()
+
+
+# Issue 25.3: a cited table under "Fuentes" reads as a table from file:// too (its cells come with
+# the citation; the page cannot fetch the cited page from disk), on a desktop and on a phone.
+def test_from_file_a_table_under_fuentes_is_a_table(worker, built_site, sized):
     srv, _ = worker
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.route("http://127.0.0.1:8000/**", lambda route: route.abort())
-    try:
-        page.goto(srv.url + "/index.html")
-        # who "dichos ocupantes" are (≤ 135 cm), then the rule with its "Excepcionalmente…",
-        # then the cases it lists
-        box = ask(page, "¿Un niño puede sentarse delante en el coche?").locator(".cv-answer")
-        kinds = box.evaluate("b => Array.from(b.children).map(c => c.className)")
-        assert [k for k in kinds if k in ("cv-before", "cv-a", "cv-list")] == \
-            ["cv-before", "cv-before", "cv-a", "cv-list"], kinds
-        assert "135 centímetros" in box.locator(".cv-before").first.inner_text()
-        assert "Excepcionalmente podrán ocupar" in box.locator(":scope > .cv-a").inner_text()
-        items = box.locator(".cv-list > li").all_inner_texts()
-        assert len(items) == 4 and items[0].startswith("1.º") and items[2].startswith("3.º")
-        assert box.locator(".cv-before").first.is_visible()
-        # "¿cuándo…?" over the letters of one apartado: its lead-in and every letter, the one
-        # that answers in its place, not shown twice
-        box = ask(page, "¿Cuándo debo llevar puesta la luz de cruce?").locator(".cv-answer")
-        letters = box.locator(".cv-list > li").all_inner_texts()
-        assert len(letters) >= 2 and all(re.match(r"[a-z]\) ", t) for t in letters), letters
-        assert box.locator(".cv-li-answer").count() == 1
-        assert box.locator(":scope > .cv-a").count() == 0
-        assert box.locator(".cv-lead-in").inner_text().rstrip().endswith(":")
-        # too vague for the table (issue 25.4's own example, which the gate alone doubts):
-        # the question back, then every cell of the table
-        box = ask(page, "¿Puedo ir a 100?").locator(".cv-answer")
-        kinds = box.evaluate("b => Array.from(b.children).map(c => c.className)")
-        assert kinds.index("cv-clarify") < kinds.index("cv-table"), kinds
-        assert box.locator(".cv-clarify").inner_text().startswith("¿En qué vía y con qué vehículo?")
-        assert box.locator(".cv-table tr").count() == 6
-        assert "100 km/h" in box.locator(".cv-table .cv-fact").all_inner_texts()
-    finally:
-        context.close()
+    page, width = sized, sized.viewport_size["width"]
+    page.goto((built_site / "art48.html").as_uri())
+    page.evaluate(f"() => localStorage.setItem('citavial.api', {srv.url!r})")
+    page.reload()
+    it = ask(page, "¿Velocidad máxima en autopista?")
+    it.locator(".cv-cites summary").click()
+    fig = it.locator(".cv-cites figure").first
+    assert fig.locator("blockquote").count() == 0, fig.inner_text()
+    rows = fig.locator("table.cv-quote-table tr")
+    assert rows.count() == 3
+    assert rows.nth(1).locator("th, td").all_inner_texts() == ["Autopista y autovía", "120",
+                                                               "90", "100"]
+    assert fig.locator(".cv-table-wrap").is_visible()
+    wrap = fig.locator(".cv-table-wrap").bounding_box()
+    assert wrap is not None and wrap["x"] >= 0 and wrap["x"] + wrap["width"] <= width
+
+
+# Issue 25.4: "¿Cuándo hay que usar las luces de cruce?" — the gate doubts it; the passages it
+# offers read art. 101.2's lead-in and then every letter, not the lone "c) Posibilidad de producir
+# deslumbramiento…", on a desktop and on a phone.
+def test_a_when_question_offers_the_lead_in_and_its_letters(worker, sized):
+    srv, _ = worker
+    page, width = sized, sized.viewport_size["width"]
+    page.goto(srv.url + "/index.html")
+    it = ask(page, "¿Cuándo hay que usar las luces de cruce?")
+    quotes = it.locator(".cv-cites blockquote").all_inner_texts()
+    lead = next((i for i, q in enumerate(quotes) if q.startswith("2. Todo vehículo de motor")),
+                None)
+    assert lead is not None, quotes
+    assert quotes[lead].rstrip().endswith("las siguientes circunstancias:")
+    assert [q[:2] for q in quotes[lead + 1:lead + 4]] == ["a)", "b)", "c)"], quotes
+    letter = it.locator(".cv-cites blockquote").nth(lead + 3)
+    letter.scroll_into_view_if_needed()
+    assert letter.is_visible()
+    box = letter.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width

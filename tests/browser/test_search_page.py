@@ -104,3 +104,24 @@ def test_missing_index_says_how_to_fix(site, tab, tmp_path):
     (bare / "search-index.js").unlink()
     tab.goto((bare / "buscar.html").as_uri())
     assert "citavial build" in tab.text_content("#buscar-estado")
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}],
+                         ids=["desktop", "phone"])
+def test_alcoholemia_shows_the_alcohol_rates_first(site, browser, viewport):
+    """Issue 25.7: the students' word "alcoholemia" is read as the law's "alcohol"
+    (build/text.py QUERY_ALIASES), so art. 20's rates come first, their "alcohol" marked, in
+    view on a desktop and a phone."""
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    try:
+        tab.goto(f"{(site / 'buscar.html').as_uri()}?q=alcoholemia")
+        tab.wait_for_function("() => document.getElementById('buscar-estado').textContent !== ''")
+        first = tab.locator("#buscar-resultados li").first
+        assert first.locator("a").first.text_content().startswith("Artículo 20. ")
+        marks = first.locator("mark").all_text_contents()
+        assert marks and {m.lower() for m in marks} == {"alcohol"}, marks
+        box = first.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
+    finally:
+        context.close()

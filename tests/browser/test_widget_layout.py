@@ -12,6 +12,11 @@ import json
 
 import pytest
 
+from citavial.build.index.query.retriever import load_retriever
+from citavial.worker.answer.allowlist import load_allowlist
+from citavial.worker.answer.cite import citation
+from citavial.worker.answer.events import payload
+
 pytestmark = pytest.mark.browser
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
@@ -202,20 +207,21 @@ def test_a_chip_accessible_name_contains_its_visible_text(tab, served_site):
 
 
 def _entry(out, anchor: str) -> dict:
-    data = json.loads((out / "allowlist.json").read_text(encoding="utf-8"))
-    e = next(e for e in data["entries"] if e["anchor"] == anchor)
-    return {"n": 1, "ref": e["ref"], "label": e["label"], "url": e["url"], "quote": e["text"],
-            "span_url": e["url"], "source_url": e["source_url"],
-            "source_license": e["source_license"], "as_of": e["as_of"]}
+    """The citation the worker sends for the passage ``anchor`` (cite.citation: a table's with
+    its rows of cells, from the index)."""
+    allow = load_allowlist(out / "allowlist.json")
+    e = next(e for e in allow.entries.values() if e.anchor == anchor)
+    return {**payload(citation(1, e, load_retriever(out).table(e.ref))), "span_url": e.url}
 
 
 @pytest.mark.parametrize("tamper", [pytest.param(False, id="table-quote"),
                                     pytest.param(True, id="quote-differs-stays-text")])
 def test_a_table_under_fuentes_is_a_table(tab, served_site, tamper):
-    """Issue 25.3: under "Fuentes" a quoted table is shown as rows and cells (read from the
-    cited page, used only when they read exactly the quote), not one flat run of words."""
+    """Issue 25.3: under "Fuentes" a quoted table is shown as rows and cells (the citation's
+    ``rows``, used only when they read exactly the quote), not one flat run of words."""
     out, base = served_site
     table, para = _entry(out, "art48-1-a"), _entry(out, "art48-1-b")
+    assert "rows" in table and "rows" not in para
     if tamper:
         table["quote"] = table["quote"].replace("120", "130")
     para["n"] = 2
@@ -228,7 +234,6 @@ def test_a_table_under_fuentes_is_a_table(tab, served_site, tamper):
     it.locator(".cv-cites summary").click()
     figs = it.locator(".cv-cites figure")
     if tamper:
-        tab.wait_for_load_state("networkidle")        # the page fetch has come back
         assert figs.nth(0).locator("table").count() == 0
         assert "130" in figs.nth(0).locator("blockquote").inner_text()
         return
@@ -237,5 +242,7 @@ def test_a_table_under_fuentes_is_a_table(tab, served_site, tamper):
     assert rows.count() == 3
     assert rows.nth(1).locator("th, td").all_inner_texts() == ["Autopista y autovía", "120",
                                                                "90", "100"]
+    assert rows.nth(1).locator("th[scope=row]").inner_text() == "Autopista y autovía"
+    assert rows.nth(0).locator("th[scope=col]").count() == 3
     assert figs.nth(1).locator("blockquote").inner_text() == para["quote"]   # prose stays prose
     assert tab.evaluate("() => document.documentElement.scrollWidth") <= tab.viewport_size["width"]

@@ -26,7 +26,7 @@ from typing import Literal, Protocol
 from citavial.build.models import AllowlistEntry, SearchHit, SearchResult
 from citavial.worker.answer import signq as signs
 from citavial.worker.answer.allowlist import Allowlist
-from citavial.worker.answer.beside import settle
+from citavial.worker.answer.beside import nearest, settle
 from citavial.worker.answer.calibration import Calibration
 from citavial.worker.answer.cite import (
     Reader,
@@ -214,13 +214,14 @@ def answer(question: str, deps: Deps, cancelled: Callable[[], bool] = lambda: Fa
             yield from _sign_reply(sign, r, deps, reader, lat, ms)
             return
         retrieved = list(r.entries[:r.retrieved])
-        shown: list[AllowlistEntry] = {ANSWER: retrieved, UNSURE: retrieved[:SOURCES]}.get(
+        shown: Sequence[AllowlistEntry] = {
+            ANSWER: retrieved, UNSURE: nearest(r.question, retrieved[:SOURCES], reader)}.get(
             r.decision.outcome, [])
         lat["sources"] = ms()
         yield Sources(sources=tuple(source(n, e) for n, e in enumerate(shown, 1)),
                       index_version=r.result.index_version)
         if r.decision.outcome != ANSWER or r.span is None:
-            yield abstain_event(r.decision, shown)
+            yield abstain_event(r.decision, shown, reader)
             lat["total"] = ms()
             yield _done(r, deps, "abstained", None, lat)
             return

@@ -12,7 +12,9 @@
   mayores de…", "No obstante lo dispuesto en el apartado anterior…"), is shown after it.
 * **List.** A span that ends by introducing a list ("…en los siguientes casos:") is shown with
   its items; a "¿cuándo…?" question answered by one item of a list of conditions gets the whole
-  list with that item in its place. Both only up to MAX_ITEMS items.
+  list with that item in its place. Both only up to MAX_ITEMS items. The passages offered with
+  "No lo tengo claro" are read the same way (``nearest``): an item after its lead-in, and for a
+  "¿cuándo…?" question with the other items of its list.
 
 Every piece is a substring of an allowlist entry (cite.py proves each one's link with the gate's
 matcher). Nothing here changes the span's score, which the calibrated answer gate reads.
@@ -33,7 +35,7 @@ from citavial.worker.answer.question import Question
 from citavial.worker.answer.span import Piece, Span, clauses, emphasis
 from citavial.worker.answer.vague import reframe
 
-__all__ = ["settle", "complete", "grow", "MAX_ITEMS"]
+__all__ = ["settle", "complete", "grow", "nearest", "MAX_ITEMS"]
 
 MAX_ITEMS = 6      # a longer list keeps its one item (its page shows the rest)
 MAX_BEFORE = 2     # antecedents: the passage pointed back to, then one cross-reference
@@ -62,6 +64,25 @@ def settle(q: Question, entries: Sequence[AllowlistEntry], span: Span,
     if vague is not None:
         return vague
     return tuple(entries), complete(q, span, passages)
+
+
+def nearest(q: Question, shown: Sequence[AllowlistEntry],
+            passages: Passages) -> tuple[AllowlistEntry, ...]:
+    """The passages offered with "No lo tengo claro", a list item read as an answer's is:
+    after its lead-in, and for a "¿cuándo…?" question with every item of its list (up to
+    MAX_ITEMS) — "c) Posibilidad de producir deslumbramiento…" says nothing without "…cuando
+    concurra alguna de las siguientes circunstancias:" and its other cases. No passage twice."""
+    cases = P.Q_CASES.search(fold(q.stem)) is not None
+    out: list[AllowlistEntry] = []
+    for e in shown:
+        group: list[AllowlistEntry | None] = [e]
+        lead = passages.lead_in(e.ref)
+        if lead is not None:
+            refs = [p.ref for p in _list_of(lead, passages)] if cases else []
+            whole = e.ref in refs and len(refs) <= MAX_ITEMS
+            group = [lead, *(passages.allowlist.get(r) for r in refs)] if whole else [lead, e]
+        out += [g for g in group if g is not None and g not in out]
+    return tuple(out)
 
 
 def complete(q: Question, span: Span, passages: Passages) -> Span:

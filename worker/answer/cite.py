@@ -30,6 +30,7 @@ from citavial.worker.answer.events import (
     DecisionInfo,
     Item,
     Option,
+    QuoteCell,
     Shown,
     Source,
     Table,
@@ -181,11 +182,18 @@ def source(n: int, e: AllowlistEntry) -> Source:
                   consolidated=e.consolidated)
 
 
-def citation(n: int, e: AllowlistEntry) -> Citation:
-    """A citation as clients see it: every field copied from the allowlist entry."""
-    return Citation(n=n, ref=e.ref, label=e.label, url=e.url, quote=e.text,
-                    source_url=e.source_url, source_license=e.source_license, as_of=e.as_of,
-                    norm=e.norm, boe_id=e.boe_id, consolidated=e.consolidated)
+def citation(n: int, e: AllowlistEntry, table: Rows = ()) -> Citation:
+    """A citation as clients see it: every field copied from the allowlist entry; a table
+    passage's (``table``: Reader.table) with its rows of cells, when they read exactly as the
+    quote — else the quote stays one run of words."""
+    c = Citation(n=n, ref=e.ref, label=e.label, url=e.url, quote=e.text,
+                 source_url=e.source_url, source_license=e.source_license, as_of=e.as_of,
+                 norm=e.norm, boe_id=e.boe_id, consolidated=e.consolidated)
+    words = [" ".join(t.split()) for row in table for t, _ in row if t.strip()]
+    if not words or " ".join(words) != " ".join(e.text.split()):
+        return c
+    return replace(c, rows=tuple(tuple(QuoteCell(text=" ".join(t.split()), header=h)
+                                       for t, h in row) for row in table))
 
 
 def shown_pieces(span: Span) -> list[Piece]:
@@ -265,7 +273,7 @@ def citations_event(span: Span, entries: Sequence[AllowlistEntry], reader: Reade
     """The citations, each shown piece's carrying ``span`` (its words) and ``span_url`` (their
     link, proven on the served page by spanlink.py, or the passage's own link)."""
     cited = cited_entries(span, entries, reader)
-    out = [citation(n, e) for n, e in enumerate(cited, 1)]
+    out = [citation(n, e, reader.table(e.ref)) for n, e in enumerate(cited, 1)]
     words, url = (_table_span(span, cited[0], reader) if span.cells
                   else (span.main.text, reader.span_url(cited[0], span.main.text)))
     out[0] = replace(out[0], span=words, span_url=url)
@@ -297,9 +305,11 @@ def clarify(cells: Sequence[Cell]) -> str | None:
     return CLARIFY.get((cells[0].unit, rows, columns), CLARIFY_ANY)
 
 
-def abstain_event(decision: Decision, shown: Sequence[AllowlistEntry]) -> Abstain:
+def abstain_event(decision: Decision, shown: Sequence[AllowlistEntry],
+                  reader: Reader) -> Abstain:
     return Abstain(outcome=decision.outcome, message=decision.message,
-                   passages=tuple(citation(n, e) for n, e in enumerate(shown, 1))
+                   passages=tuple(citation(n, e, reader.table(e.ref))
+                                  for n, e in enumerate(shown, 1))
                    if decision.outcome == UNSURE else (),
                    decision=decision_info(decision))
 

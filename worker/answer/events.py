@@ -9,7 +9,7 @@ CLI's record (record.py, printed by `citavial ask`). The MCP server sends no ans
 
 The wire is the dataclasses as declared: one key per field, in field order; a nested dataclass
 is an object, a tuple an array, an enum its value. A field holding ``ABSENT`` is left out — the
-keys that only some events carry (a citation's ``span`` / ``span_url``, ``done``'s ``sign``, the
+keys that only some events carry (a citation's ``span`` / ``span_url`` / ``rows``, ``done``'s ``sign``, the
 ``norm: null`` of a sign's ``abstain``). tests/test_worker_events.py pins every kind's keys.
 """
 
@@ -47,9 +47,19 @@ class Source:
 
 
 @dataclass(frozen=True, kw_only=True)
+class QuoteCell:
+    """One cell of a cited table, as the index holds it (``header``: a th of the page)."""
+
+    text: str
+    header: bool
+
+
+@dataclass(frozen=True, kw_only=True)
 class Citation:
     """A citation: every field copied from one allowlist entry; ``span`` / ``span_url`` only
-    on the citations of the words an answer shows."""
+    on the citations of the words an answer shows; ``rows`` only on a citation of a table (its
+    cells in reading order, which read exactly as ``quote``: the widget shows it as a table
+    without fetching the page, so from file:// too)."""
 
     n: int
     ref: str
@@ -64,6 +74,7 @@ class Citation:
     consolidated: str
     span: str | Absent = ABSENT
     span_url: str | Absent = ABSENT
+    rows: tuple[tuple[QuoteCell, ...], ...] | Absent = ABSENT
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -257,7 +268,8 @@ Event = Sources | Sign | Answer | LeadEvent | Citations | Abstain | Done | Error
 KINDS: tuple[type, ...] = (Sources, Sign, Answer, *LEAD_KINDS, Citations, Abstain, Done, Error)
 __all__ = ["ABSENT", "KINDS", "Abstain", "Absent", "AllowlistInfo", "Answer", "Citation",
            "Citations", "CiteToken", "DecisionInfo", "Done", "Error", "Event", "GuardCut", "Item",
-           "Keep", "Latency", "ModelInfo", "Option", "PromptInfo", "Retract", "Sentences", "Shown",
+           "Keep", "Latency", "ModelInfo", "Option", "PromptInfo", "QuoteCell", "Retract", "Sentences",
+           "Shown",
            "Sign", "SignBrief", "Source", "Sources", "Table", "Token", "payload", "to_wire"]
 
 

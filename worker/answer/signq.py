@@ -132,7 +132,7 @@ def events(p: SignPlan, reader: Reader, index_version: str) -> Iterator[Event]:
     yield Sources(sources=tuple(source(n, e) for n, e in enumerate(p.passages, 1)),
                   index_version=index_version)
     yield sign_event(p)
-    cited = [citation(n, e) for n, e in enumerate(p.passages, 1)]
+    cited = [citation(n, e, reader.table(e.ref)) for n, e in enumerate(p.passages, 1)]
     if p.definition is None:
         yield Abstain(outcome=SIGN, message=message(p), norm=None, passages=tuple(cited),
                       decision=DecisionInfo(outcome=SIGN, score=None, calibrated=False))

@@ -17,7 +17,9 @@ The ranking is defined on integers so that site_src/static/search.js reproduces 
 * a question word maps to a stem through ``forms`` (every word seen in the documents); an unseen
   word falls back to the longest known stem that prefixes it (≥ ``MIN_PREFIX`` letters), then —
   for "inadecuada", "desobedecer" — to the same for the word without its negation prefix;
-  words that only point at a picture ("imagen", "foto") are dropped;
+  words that only point at a picture ("imagen", "foto") are dropped; an everyday word the norms
+  do not use is read as theirs first ("alcoholemia" → "alcohol", "carnet" → "permiso":
+  text.QUERY_ALIASES, shipped in the ranking data as ``aliases`` so the page reads the same table);
 * a passage's score is the sum of its integer BM25 weights (weight × ``SCALE``, rounded) over
   the question's terms; ties go to the ref (ascending). Each norm is its own BM25 collection
   (its own idf and average length: adding a norm leaves the others' rankings as they were), and
@@ -44,7 +46,7 @@ from citavial.build.index.collect import groups
 from citavial.build.index.hooks import Hook
 from citavial.build.models import NORM, Passage
 from citavial.build.refs import Ref
-from citavial.build.text import STOP_WORDS, fold, stem
+from citavial.build.text import QUERY_ALIASES, STOP_WORDS, fold, stem
 
 SCALE = 100
 MIN_PREFIX = 4
@@ -114,8 +116,10 @@ def query_ids(data: Mapping[str, Any], stem_id: Mapping[str, int], question: str
     codes = signmatch.code_rows(signmatch.prepare(data), folded)
     masked = signmatch.mask(folded, codes)
     tokens = [m.group(0) for m in P.SEARCH_CLIENT_TOKEN.finditer(masked)]
+    aliases = data.get("aliases", {})   # an index written before the table: none
+    read = [w for t in tokens for w in aliases.get(t, (t,))]
     ids = []
-    for tok in tokens:
+    for tok in read:
         if tok[0].isdigit():
             found = stem_id.get(tok.replace(".", ""))
         elif len(tok) < 2 or tok in STOP_WORDS or tok in QUERY_STOP:
@@ -211,6 +215,7 @@ def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
     group_row = {g: i for i, g in enumerate(dict.fromkeys(keys))}
     return {"scale": SCALE, "stop": sorted(STOP_WORDS), "query_stop": sorted(QUERY_STOP),
             "negation": list(NEGATION), "min_prefix": MIN_PREFIX, "head": HEAD,
+            "aliases": {k: list(v) for k, v in sorted(QUERY_ALIASES.items())},
             "first_unit": FIRST_UNIT, "stems": list(bm.vocab), "forms": dict(sorted(forms.items())),
             "postings": postings, "groups": [group_row[k] for k in keys]}
 
