@@ -277,21 +277,25 @@ def test_from_file_a_table_under_fuentes_is_a_table(worker, built_site, sized):
     assert wrap is not None and wrap["x"] >= 0 and wrap["x"] + wrap["width"] <= width
 
 
-# Issue 25.4: "¿Cuándo hay que usar las luces de cruce?" — the gate doubts it; the passages it
-# offers read art. 101.2's lead-in and then every letter, not the lone "c) Posibilidad de producir
-# deslumbramiento…", on a desktop and on a phone.
+# Issue 25.4: "¿Cuándo hay que usar las luces de cruce?" — answered, or offered when the gate
+# doubts it, it reads art. 101.2's lead-in and then every letter, not the lone "c) Posibilidad de
+# producir deslumbramiento…", on a desktop and on a phone.
 def test_a_when_question_offers_the_lead_in_and_its_letters(worker, sized):
     srv, _ = worker
     page, width = sized, sized.viewport_size["width"]
     page.goto(srv.url + "/index.html")
     it = ask(page, "¿Cuándo hay que usar las luces de cruce?")
-    quotes = it.locator(".cv-cites blockquote").all_inner_texts()
+    if it.locator(".cv-answer").count():   # answered: the lead-in, then the list in place
+        shown = it.locator(".cv-answer .cv-lead-in, .cv-answer .cv-li")
+    else:                                   # "No lo tengo claro": the passages offered
+        shown = it.locator(".cv-cites blockquote")
+    quotes = shown.all_inner_texts()
     lead = next((i for i, q in enumerate(quotes) if q.startswith("2. Todo vehículo de motor")),
                 None)
     assert lead is not None, quotes
     assert quotes[lead].rstrip().endswith("las siguientes circunstancias:")
     assert [q[:2] for q in quotes[lead + 1:lead + 4]] == ["a)", "b)", "c)"], quotes
-    letter = it.locator(".cv-cites blockquote").nth(lead + 3)
+    letter = shown.nth(lead + 3)
     letter.scroll_into_view_if_needed()
     assert letter.is_visible()
     box = letter.bounding_box()
