@@ -54,6 +54,22 @@ def _refused(port: int, bound: float = 30.0) -> bool:
     return False
 
 
+def _accepted(port: int, bound: float = 30.0) -> bool:
+    """Whether the worker has accepted every connection made to ``port``: the kernel shows a
+    listening socket's accept queue as its rx_queue in /proc/net/tcp. A connection still queued
+    when SIGTERM closes the listener is reset by the kernel, not drained — so the test waits for
+    the accept before it signals (under load the event loop may not have reached it yet)."""
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        queued = [int(f[4].split(":")[1], 16) for line in
+                  Path("/proc/net/tcp").read_text().splitlines()[1:]
+                  if (f := line.split()) and f[3] == "0A" and int(f[1].split(":")[1], 16) == port]
+        if queued and not any(queued):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def _answer(sock: socket.socket) -> tuple[int, bytes]:
     """One whole response (http.client raises IncompleteRead on a cut body)."""
     resp = http.client.HTTPResponse(sock)
@@ -74,6 +90,7 @@ def test_sigterm_refuses_new_connections_and_finishes_the_open_one(tmp_path, ope
             assert _answer(sock)[0] == 503
         else:
             sock.sendall(REQUEST)
+            assert _accepted(port)
         proc.send_signal(signal.SIGTERM)
         assert _refused(port)
         assert proc.poll() is None                    # still serving the open connection
