@@ -25,7 +25,7 @@ from citavial.build.normalize import fold_char, normalize, normalize_with_map
 from citavial.build.patterns import SEARCH_WORD, TEXT_NUMBER, TEXT_THOUSANDS
 
 __all__ = ["fold", "normalize", "normalize_with_map", "STOP_WORDS", "QUERY_ALIASES", "stem",
-           "words", "stems", "numbers", "read_jsonl", "ACCENT_FOLDS"]
+           "words", "stems", "numbers", "canonical_number", "read_jsonl", "ACCENT_FOLDS"]
 
 _KEEP = {"ñ": "ñ", "Ñ": "ñ"}
 
@@ -118,15 +118,17 @@ def stems(text: str) -> list[str]:
     return [stem(w) for w in words(text)]
 
 
+def canonical_number(raw: str) -> str:
+    """A written number in canonical form: thousands dots dropped ("3.500" → "3500"), decimal
+    comma → dot ("0,5" → "0.5")."""
+    if TEXT_THOUSANDS.fullmatch(raw):
+        raw = raw.replace(".", "")
+    return raw.replace(",", ".")
+
+
 def numbers(text: str) -> set[str]:
-    """Numbers in canonical form: thousands dots dropped ("3.500" → "3500"), decimal comma →
-    dot ("0,5" → "0.5")."""
-    out = set()
-    for raw in TEXT_NUMBER.findall(text):
-        if TEXT_THOUSANDS.fullmatch(raw):
-            raw = raw.replace(".", "")
-        out.add(raw.replace(",", "."))
-    return out
+    """The numbers of ``text`` in canonical form (``canonical_number``)."""
+    return {canonical_number(raw) for raw in TEXT_NUMBER.findall(text)}
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, object]]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from citavial.build.normalize import normalize, normalize_with_map
+from citavial.build.text import canonical_number
 
 # Unit spellings in the gate's comparison form (build/normalize.py: lower case, no accents), longest first so that "km/h" is not read as
 # "km", nor "centimetros cubicos" as "centimetros". Each maps to one canonical unit.
@@ -48,12 +49,8 @@ class Quantity:
         return f"{self.value:f} {self.unit}"
 
 
-def _value(raw: str) -> Decimal | None:
-    digits = raw.replace(".", "") if re.fullmatch(r"\d{1,3}(?:\.\d{3})+", raw) else raw
-    try:
-        return Decimal(digits.replace(",", ".")).normalize()
-    except InvalidOperation:   # unreachable for the pattern's digits; kept as a guard
-        return None
+def _value(raw: str) -> Decimal:
+    return Decimal(canonical_number(raw)).normalize()   # the pattern's digits always parse
 
 
 def quantities(text: str) -> frozenset[Quantity]:
@@ -64,9 +61,7 @@ def quantities(text: str) -> frozenset[Quantity]:
 def _found(norm: str) -> list[tuple[Quantity, tuple[int, int]]]:
     out = []
     for m in _QUANTITY.finditer(norm):
-        value = _value(m.group(1))
-        if value is not None:
-            out.append((Quantity(value, _CANONICAL[m.group(2)]), m.span()))
+        out.append((Quantity(_value(m.group(1)), _CANONICAL[m.group(2)]), m.span()))
     return out
 
 
