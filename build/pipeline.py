@@ -23,6 +23,7 @@ from citavial.build.corpus.images import DIR as IMAGES_DIR
 from citavial.build.corpus.images import local_images
 from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.errors import BuildErrors
+from citavial.build.gate.deeplinks import row_counts
 from citavial.build.gate.linkcache import Links
 from citavial.build.gate.verify import (
     Pages,
@@ -199,6 +200,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         if renames.is_file():   # `citavial mcp` reads only dist/
             write_staged_bytes(stage / RENAMES_FILE, renames.read_bytes())
         proven.write((reg, *others), allowlist, site_pages)
+        gate["rows"] = row_counts(stage)   # table rows: own link, or their table's (no fragment)
         # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
         rgc = [e for e in allowlist if e.norm == NORM]
         signs_page = _signs_page(corpus.wordings, rgc)
@@ -229,7 +231,9 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
             f"({len(guides)} guides, {len(bank)} practice questions); prose check: {len(items)} "
             f"items, {len(findings)} findings; deep links "
-            f"{gate['directives']} (read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
+            f"{gate['directives']}; row links {gate['rows']['linked']} of {gate['rows']['rows']} "
+            f"rows ({gate['rows']['table']} no text fragment singles out: their table's link) "
+            f"(read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
             f"gate {t3 - t2:.2f} s, pages {t4 - t3:.2f} s, index {t4b - t4:.2f} s, "
             f"publish {t5 - t4b:.2f} s; total {t5 - t0:.2f} s, CPU {c5 - c0:.2f} s); "
             f"{index_report}; {web_report}")

@@ -23,22 +23,30 @@
     : "Este enlace lleva a un archivo de tu equipo: sirve para ti, pero no para compartirlo " +
       "con otras personas.") : "";
 
-  function button(label, url) {
+  /* Said when a row copies its table's link: a text fragment is found by its words and those
+   * of the cells beside them, and this row's recur exactly so earlier on the page. */
+  var NO_ROW_LINK = "Esta fila no puede tener enlace propio: sus palabras, con las de las " +
+    "celdas de al lado, se repiten igual más arriba en esta página, y el enlace llevaría " +
+    "allí. Te damos el enlace a la tabla, que sí lleva a su sitio.";
+
+  function button(label, url, why) {
     var b = document.createElement("button");
     b.type = "button";
     b.className = "copy-link";
     b.setAttribute("aria-label", label);
     b.setAttribute("title", label);
     b.setAttribute("data-link", url);
+    if (why) b.setAttribute("data-why", why);
     b.addEventListener("click", function () { copy(b); });
     return b;
   }
 
-  function showPanel(after, url, copied) {
+  function showPanel(after, url, copied, why) {
     if (!panel) {
       panel = document.createElement("div");
       panel.className = "copy-panel";
       panel.setAttribute("role", "status");
+      var reason = document.createElement("p"); reason.className = "copy-why";
       var msg = document.createElement("span"); msg.className = "copy-msg";
       var input = document.createElement("input");
       input.type = "text"; input.readOnly = true; input.className = "copy-url";
@@ -48,9 +56,11 @@
       close.addEventListener("click", function () { panel.hidden = true; });
       var note = document.createElement("span"); note.className = "copy-note";
       note.textContent = NOTE; note.hidden = !NOTE;
-      panel.appendChild(msg); panel.appendChild(input); panel.appendChild(close);
+      panel.appendChild(reason); panel.appendChild(msg); panel.appendChild(input); panel.appendChild(close);
       panel.appendChild(note);
     }
+    panel.querySelector(".copy-why").textContent = why || "";
+    panel.querySelector(".copy-why").hidden = !why;
     panel.querySelector(".copy-msg").textContent = copied ? "Enlace copiado:" : "Copia este enlace:";
     panel.querySelector(".copy-url").value = url;
     after.insertAdjacentElement("afterend", panel);
@@ -62,7 +72,7 @@
   function copy(b) {
     var url = absolute(b.getAttribute("data-link"));
     var holder = b.closest("table") ? b.closest(".table-wrap") || b.closest("table") : b.parentElement;
-    var done = function (ok) { showPanel(holder, url, ok); };
+    var done = function (ok) { showPanel(holder, url, ok, b.getAttribute("data-why")); };
     if (navigator.clipboard && window.isSecureContext && window.location.protocol !== "file:") {
       navigator.clipboard.writeText(url).then(function () { done(true); }, function () { done(false); });
     } else {
@@ -76,9 +86,11 @@
       var rows = links.rows[id] || [];
       Array.prototype.forEach.call(el.rows, function (tr, i) {
         var cell = tr.cells[tr.cells.length - 1];
-        // A row the gate could not link on its own gets the table's link, and says so.
-        if (cell) cell.appendChild(rows[i] ? button("Copiar enlace a esta fila", rows[i])
-          : button("Copiar enlace a la tabla (esta fila no tiene enlace propio)", url));
+        // A row with no text (null) has nothing to link to; a row no text fragment can single
+        // out ("") gets the table's link, and says why.
+        if (!cell || rows[i] === null) return;
+        cell.appendChild(rows[i] ? button("Copiar enlace a esta fila", rows[i])
+          : button("Copiar enlace a la tabla (esta fila no tiene enlace propio)", url, NO_ROW_LINK));
       });
       el.parentElement.insertBefore(button("Copiar enlace a esta tabla", url), el);
     } else {

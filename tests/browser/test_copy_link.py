@@ -116,15 +116,41 @@ def test_header_row_links_to_that_row(browser, served_site, viewport):
     context.close()
 
 
-def test_a_row_without_its_own_link_says_it_copies_the_table(browser, served_site):
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_a_row_no_fragment_can_single_out_says_why_and_copies_the_table(browser, served_site,
+                                                                       viewport):
+    """A row whose cells recur with the same neighbours earlier on the page (no text fragment
+    lands on it alone): its control says so, in Spanish, and gives the table's link, which
+    lands on the table. A row with no text has no control."""
     out, base = served_site
     rows = _rows(out, "vehiculos/anexoIII.html")["anexoIII-p18"]
     n = rows.index("")
-    tab = browser.new_page()
+    data = json.loads((out / "allowlist.json").read_text(encoding="utf-8"))
+    [entry] = [e for e in data["entries"] if e["ref"] == "RD-2822/1998#anexoIII.p18"]
+    table_url = f"{base}/{entry['url']}"
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
+    tab = context.new_page()
     tab.goto(f"{base}/vehiculos/anexoIII.html")
-    label = tab.locator("#anexoIII-p18 tr").nth(n).locator(".copy-link").get_attribute("aria-label")
-    assert "tabla" in label and "fila" in label
-    tab.close()
+    control = tab.locator("#anexoIII-p18 tr").nth(n).locator(".copy-link")
+    label = control.get_attribute("aria-label")
+    assert "tabla" in label and "no tiene enlace propio" in label
+    control.click()
+    tab.wait_for_selector(".copy-panel:not([hidden])")
+    why = tab.locator(".copy-panel .copy-why")
+    assert why.is_visible() and why.inner_text().startswith("Esta fila no puede tener enlace propio")
+    assert "enlace a la tabla" in why.inner_text()
+    assert tab.input_value(".copy-panel .copy-url") == table_url
+    _lands_on(tab, table_url, "anexoIII-p18", None)
+    # a row with a link of its own shows no such words
+    tab.goto(f"{base}/vehiculos/anexoIII.html")
+    tab.locator("#anexoIII-p18 tr").nth(rows.index(next(u for u in rows if u))) \
+        .locator(".copy-link").click()
+    tab.wait_for_selector(".copy-panel:not([hidden])")
+    assert not tab.locator(".copy-panel .copy-why").is_visible()
+    empty = _rows(out, "vehiculos/anexoXXI.html")["anexoXXI-p225"].index(None)
+    tab.goto(f"{base}/vehiculos/anexoXXI.html")
+    assert tab.locator("#anexoXXI-p225 tr").nth(empty).locator(".copy-link").count() == 0
+    context.close()
 
 
 # Rows the gate's quote check refuses (too short to quote; a header repeated over the tables of
@@ -133,6 +159,8 @@ def test_a_row_without_its_own_link_says_it_copies_the_table(browser, served_sit
 BY_PLACE = [
     pytest.param("anexoI-2.html", "anexoI-2-p1", 0, None, id="too-short-row"),
     pytest.param("vehiculos/anexoI.html", "anexoI-p3", 0, "anexoI-p2", id="repeated-header"),
+    # cells that recur with the same neighbours in the table before: two whole-cell directives
+    pytest.param("vehiculos/anexoX.html", "anexoX-p39", 9, "anexoX-p35", id="piecewise-row"),
 ]
 
 

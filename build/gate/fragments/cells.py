@@ -15,11 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from citavial.build.gate.fragments.directive import deep_link_at
+from citavial.build.gate.fragments.directive import (
+    context_after,
+    context_before,
+    deep_link_at,
+    encode_id,
+    format_directive,
+)
+from citavial.build.gate.fragments.match import TextDirective, match_directive, source_text
 from citavial.build.gate.fragments.textmodel import PageText
 from citavial.build.normalize import normalize
 
-__all__ = ["cell_blocks", "blocks_fragment", "row_fragment"]
+__all__ = ["cell_blocks", "blocks_fragment", "cover_fragment", "row_fragment", "whole_cells"]
 
 
 def cell_blocks(page: PageText, anchor: str,
@@ -65,10 +72,69 @@ def blocks_fragment(page: PageText, anchor: str, blocks: Sequence[int]) -> str |
 
 def row_fragment(page: PageText, anchor: str, blocks: Sequence[int]) -> str | None:
     """A link to a table row's cells ``blocks`` (consecutive): one ``start,end`` range over the
-    whole row when the matcher proves it, else one directive per cell; None when neither is."""
+    whole row when the matcher proves it, else one directive per cell, else the fewest
+    whole-cell directives that cover the row (``cover_fragment``); None when none is."""
     if not blocks:
         return None
     found = deep_link_at(page, anchor, *_span(page, blocks[0], blocks[-1]))
     if found.kind != "fallback":
         return found.fragment
-    return blocks_fragment(page, anchor, blocks)
+    return blocks_fragment(page, anchor, blocks) or cover_fragment(page, anchor, blocks)
+
+
+# Context words taken from a neighbouring block: a table cell's all, a paragraph's last ones
+# (a shorter link); then, if those are not enough, the whole block.
+CONTEXT_WORDS = 12
+WHOLE = 1 << 20
+
+
+def whole_cells(page: PageText, blocks: Sequence[int], j: int, k: int,
+                words: int = WHOLE) -> TextDirective:
+    """The most telling directive for cells ``j..k`` of ``blocks``: the first and the last
+    cell whole, the neighbouring blocks (their last or first ``words`` words) as prefix and
+    suffix. With the whole neighbours, any other directive whose match is exactly those cells
+    (its terms and context cut from the same blocks) also matches wherever this one does:
+    when this one's first match is elsewhere, so is theirs."""
+    start, end = _span(page, blocks[j], blocks[k])
+    whole = [source_text(page, *_span(page, b, b)) for b in (blocks[j], blocks[k])]
+    return TextDirective(whole[0], None if j == k else whole[1],
+                         context_before(page, start, words), context_after(page, end, words))
+
+
+def _lands(page: PageText, blocks: Sequence[int], j: int, k: int) -> TextDirective | None:
+    for words in (CONTEXT_WORDS, WHOLE):
+        directive = whole_cells(page, blocks, j, k, words)
+        hit = match_directive(page, directive)
+        if hit is not None and hit.targetable and \
+                (hit.pos, hit.end_pos) == _span(page, blocks[j], blocks[k]):
+            return directive
+    return None
+
+
+def cover_fragment(page: PageText, anchor: str, blocks: Sequence[int]) -> str | None:
+    """A row whose cells recur with the same neighbours elsewhere on the page (the lamps of
+    one vehicle category after another) can still be singled out piecewise: the fewest
+    ``whole_cells`` directives, each proven to light up exactly its run of cells, whose runs
+    together are the row (they may overlap). None when no set of them covers the row: then no
+    text fragment lands on that row alone."""
+    n = len(blocks)
+    best: list[tuple[TextDirective, ...] | None] = [()] + [None] * n  # cover of cells [0, c)
+    proven: dict[tuple[int, int], TextDirective | None] = {}
+    for c in range(n):
+        have = best[c]
+        if have is None:
+            continue
+        for j in range(c + 1):
+            for k in range(c, n):
+                found = best[k + 1]
+                if found is not None and len(found) <= len(have) + 1:
+                    continue
+                if (j, k) not in proven:
+                    proven[j, k] = _lands(page, blocks, j, k)
+                directive = proven[j, k]
+                if directive is not None:
+                    best[k + 1] = (*have, directive)
+    cover = best[n]
+    if not cover:
+        return None
+    return f"{encode_id(anchor)}:~:" + "&".join(f"text={format_directive(d)}" for d in cover)

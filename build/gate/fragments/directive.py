@@ -32,8 +32,8 @@ from citavial.build.gate.fragments.textmodel import PageText
 from citavial.build.normalize import normalize
 
 __all__ = [
-    "DeepLink", "TextDirective", "decode_term", "deep_link", "deep_link_at", "directive_for",
-    "encode_term",
+    "DeepLink", "TextDirective", "context_after", "context_before", "decode_term", "deep_link",
+    "deep_link_at", "directive_for", "encode_id", "encode_term",
     "format_directive", "parse_directive", "parse_fragment",
 ]
 
@@ -122,7 +122,8 @@ def _percent_decode_lenient(s: str) -> str:
         return s
 
 
-def _encode_id(element_id: str) -> str:
+def encode_id(element_id: str) -> str:
+    """The element id as it stands in front of ``:~:``."""
     # ":" is escaped so that an id can never form the ":~:" delimiter.
     return quote(element_id, safe="-._!$'()*+,;=@/?")
 
@@ -164,12 +165,12 @@ def deep_link_at(page: PageText, anchor_id: str, start: int, end: int) -> DeepLi
     for directive, kind in _candidates(page, *span):
         hit = match_directive(page, directive)
         if hit is not None and (hit.pos, hit.end_pos) == span and hit.targetable:
-            fragment = f"{_encode_id(anchor_id)}:~:text={format_directive(directive)}"
+            fragment = f"{encode_id(anchor_id)}:~:text={format_directive(directive)}"
             context = directive.prefix is not None or directive.suffix is not None
             return DeepLink(fragment, kind, context)
     log.info("no text directive selects the passage in #%s first; linking the id only",
                 anchor_id)
-    return DeepLink(_encode_id(anchor_id), "fallback")
+    return DeepLink(encode_id(anchor_id), "fallback")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,7 +229,8 @@ def _tail(joined: str, start: int, end: int, k: int) -> tuple[int, int] | None:
     return (words[-min(k, len(words))][0], end) if words else None
 
 
-def _prefix(page: PageText, pos: int, k: int) -> str | None:
+def context_before(page: PageText, pos: int, k: int) -> str | None:
+    """A prefix for a match at ``pos``: the last ``k`` words of the block before it."""
     joined = page.joined
     i = pos
     while i > 0 and joined[i - 1] in " \n":
@@ -238,7 +240,8 @@ def _prefix(page: PageText, pos: int, k: int) -> str | None:
     return None if span is None else source_text(page, *span)
 
 
-def _suffix(page: PageText, pos: int, k: int) -> str | None:
+def context_after(page: PageText, pos: int, k: int) -> str | None:
+    """A suffix for a match ending at ``pos``: the first ``k`` words of the block after it."""
     joined = page.joined
     i = pos
     while i < len(joined) and joined[i] in " \n":
@@ -272,7 +275,7 @@ def _candidates(page: PageText, start: int, end: int):
     bases = list(_bases(page, start, end))
     yield from bases
     for k in _CONTEXT_WORDS:
-        prefix, suffix = _prefix(page, start, k), _suffix(page, end, k)
+        prefix, suffix = context_before(page, start, k), context_after(page, end, k)
         for base, kind in bases[:3]:
             if suffix is not None:
                 yield TextDirective(base.start, base.end, None, suffix), kind
