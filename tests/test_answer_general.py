@@ -86,3 +86,19 @@ def test_real_table_cell_and_the_case_beside_it(real, question, letter):
     assert option["letter"] == letter, r["text"]
     if letter is None:
         assert option["reason"] == "case_stated"
+
+
+@pytest.mark.parametrize("question", ["¿Qué velocidad máxima hay en las travesías?",
+                                      "¿A qué velocidad máxima se puede ir por una travesía?"])
+def test_real_travesia_gets_the_general_limit_not_the_dangerous_goods_one(built_site, question):
+    """Golden g0210's kin, on the dev index (where art. 50.4, "…los vehículos que transporten
+    mercancías peligrosas circularán como máximo a 40 km/h", ranks first): the answer is art.
+    50.5's 50 km/h "para todo tipo de vehículos", art. 50.4 still read beside it."""
+    from citavial.build.index.hooks import index_dir_for
+    from citavial.worker.http.serve import load_deps
+    deps, why, _ = load_deps(built_site, load_llm=False, index=index_dir_for("dev"))
+    assert deps is not None, why
+    r = ask(deps, question)
+    refs = [c["ref"].split("#")[1] for c in r["citations"]]
+    assert r["outcome"] == "answer" and refs[0] == "art50.5", (refs, r["text"])
+    assert "para todo tipo de vehículos" in r["text"] and "art50.4" in refs
