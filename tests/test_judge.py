@@ -14,6 +14,7 @@ from citavial.worker.answer.judge import (
     Basis,
     Evidence,
     Undecided,
+    case_beside,
     find_stated,
     judge,
     judge_cell,
@@ -215,3 +216,29 @@ def test_shuffling_keeps_the_figure_choice(order):
     shuffled = tuple((letters[i], FIGURES[j][1]) for i, j in enumerate(order))
     verdict = judge_figure(shuffled, [REVERSE], [REVERSE, NEAR], BACK)
     assert verdict is not None and verdict.text == "15 metros."
+
+
+# A case the question adds to a table (our own wording, shaped like art. 48): the table's cell
+# is no answer when a passage read states the case; a figure alone makes no case.
+SPEED_TABLE = ("Las velocidades máximas son las siguientes: Autopista 120 90 100 Convencional 90 "
+               "80 90 Turismos Camiones Autobuses")
+STANDING = Evidence("RD-1428/2003#art48.1.b.p2", "Si en un autocar van viajeros de pie, su "
+                    "velocidad máxima fuera de poblado será de 80 kilómetros por hora.")
+SIDE = Evidence("RD-1428/2003#art48.1.a.1o", "En convencionales con calzadas separadas, el "
+                "titular de la vía podrá fijar un límite de 100 kilómetros por hora.")
+
+
+@pytest.mark.parametrize("question,read,found", [
+    pytest.param("Un autocar con viajeros de pie va por autopista. ¿Velocidad máxima?",
+                 [SIDE, STANDING], STANDING, id="viajeros-de-pie"),
+    pytest.param("Un autobús en autopista no debe superar…", [SIDE, STANDING], None,
+                 id="the-figure-of-a-side-rule-is-no-case"),
+    # one word the table lacks ("autocar") is no case: the question may just name it otherwise
+    pytest.param("¿A cuánto va un autocar por autopista?", [SIDE, STANDING], None,
+                 id="one-word-is-no-case"),
+    # the case's words must stand in a row in the passage read, as in the question
+    pytest.param("¿Velocidad de un autocar con viajeros sentados de pie?", [STANDING], None,
+                 id="words-apart-are-no-case"),
+])
+def test_case_beside(question, read, found):
+    assert case_beside(stems(question), SPEED_TABLE, read) == found

@@ -118,6 +118,8 @@ NUMBER_WITH_UNIT = re.compile(
 SPEED_FIGURE = re.compile(r"\b\d+\s*(?:km/h|km por hora|kilómetros por hora|kilometros por hora)",
                           re.IGNORECASE)
 # Folded text of an exception clause inside a passage ("salvo …", "excepto …", "no obstante").
+# Folded words that forbid what a clause names (worker/answer/cases.py: a rule's force).
+PROHIBITS = re.compile(r"\b(?:prohibid[oa]s?|se prohibe|prohibe|no podran?|no deberan?|no debe)\b")
 EXCEPTION_WORDS = re.compile(r"\b(?:salvo|excepto|exceptuan?|excepcion|no obstante|sin perjuicio)\b")
 
 # --- the words beside the answer (worker/answer/beside.py, on folded text) -----------------------

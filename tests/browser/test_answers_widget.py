@@ -277,26 +277,32 @@ def test_from_file_a_table_under_fuentes_is_a_table(worker, built_site, sized):
     assert wrap is not None and wrap["x"] >= 0 and wrap["x"] + wrap["width"] <= width
 
 
-# Issue 25.4: "¿Cuándo hay que usar las luces de cruce?" — answered, or offered when the gate
-# doubts it, it reads art. 101.2's lead-in and then every letter, not the lone "c) Posibilidad de
-# producir deslumbramiento…", on a desktop and on a phone.
-def test_a_when_question_offers_the_lead_in_and_its_letters(worker, sized):
+# Issue 25.4: "¿Cuándo hay que usar las luces de cruce?" is answered with every case the
+# Reglamento states for the dipped beams: art. 101.1 (by night, and in towns), art. 101.2's
+# lead-in and then every letter — not the lone "c) Posibilidad de producir deslumbramiento…" —
+# and art. 104 (by day) with its letters, on a desktop and on a phone.
+def test_a_when_question_reads_every_case_of_the_rule(worker, sized):
     srv, _ = worker
     page, width = sized, sized.viewport_size["width"]
     page.goto(srv.url + "/index.html")
     it = ask(page, "¿Cuándo hay que usar las luces de cruce?")
-    if it.locator(".cv-answer").count():   # answered: the lead-in, then the list in place
-        shown = it.locator(".cv-answer .cv-lead-in, .cv-answer .cv-li")
-    else:                                   # "No lo tengo claro": the passages offered
-        shown = it.locator(".cv-cites blockquote")
+    assert it.locator(".cv-answer").count() == 1, it.inner_text()
+    before = it.locator(".cv-answer .cv-before").all_inner_texts()
+    assert before[:2] and before[0].startswith("1. Todo vehículo de motor"), before
+    assert before[1].startswith("Igualmente, llevará encendido dicho alumbrado en los poblados")
+    shown = it.locator(".cv-answer .cv-lead-in, .cv-answer .cv-li")
     quotes = shown.all_inner_texts()
     lead = next((i for i, q in enumerate(quotes) if q.startswith("2. Todo vehículo de motor")),
                 None)
     assert lead is not None, quotes
     assert quotes[lead].rstrip().endswith("las siguientes circunstancias:")
     assert [q[:2] for q in quotes[lead + 1:lead + 4]] == ["a)", "b)", "c)"], quotes
-    letter = shown.nth(lead + 3)
-    letter.scroll_into_view_if_needed()
-    assert letter.is_visible()
-    box = letter.bounding_box()
+    after = it.locator(".cv-answer .cv-after")
+    texts = after.all_inner_texts()
+    assert texts and texts[0].startswith("Deberán llevar encendida durante el día"), texts
+    assert [t[:2] for t in texts[1:3]] == ["a)", "b)"], texts
+    last = after.nth(2)
+    last.scroll_into_view_if_needed()
+    assert last.is_visible()
+    box = last.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width

@@ -1,9 +1,10 @@
 """Answer one question: the single path behind POST /api/ask, `citavial ask` and the benchmarks.
 
-    read the question (question.py) → retrieve → pick the words that answer (span.py)
+    read the question (question.py) → retrieve → pick the words that answer (span.py; a rule
+    stated for every case before a side rule, general.py)
     → decide: answer / unsure / not regulated by any norm covered (decide.py) → the words
-    beside it (beside.py: antecedent, qualifier, list; the table for a question too vague for
-    it, vague.py) → which option, if pasted (options.py)
+    beside it (beside.py: antecedent, qualifier, list, the same rule's other cases, cases.py;
+    the table for a question too vague for it, vague.py) → which option, if pasted (judge.py)
     → [a one-line lead by the model (generate.py), off by default] → cite (cite.py: allowlist
     entries, with span links proven by the gate's matcher)
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
 from citavial.build.models import AllowlistEntry, SearchHit, SearchResult
+from citavial.build.text import stems
 from citavial.worker.answer import signq as signs
 from citavial.worker.answer.allowlist import Allowlist
 from citavial.worker.answer.beside import nearest, settle
@@ -49,9 +51,12 @@ from citavial.worker.answer.events import (
     Sentences,
     Sources,
 )
+from citavial.worker.answer.general import general_rule
 from citavial.worker.answer.judge import (
     Evidence,
+    Undecided,
     Verdict,
+    case_beside,
     judge,
     judge_cell,
     judge_figure,
@@ -125,6 +130,8 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     entries = tuple(candidates)
     span = (select(q, entries, reader.idf, reader.table, reader.lead_in, priors, reader.hooks,
                    reader.similarity(q.stem, entries)) if entries else None)
+    if span is not None:   # a rule for every case before a side rule for some (general.py)
+        span = general_rule(q, entries, span, reader.lead_in)
     cal = deps.calibration
     decision = decide([e.norm for e in retrieved], dict(result.evidence),
                       None if span is None else span.score, cal.gate, cal.thresholds)
@@ -183,6 +190,10 @@ def _judge(q: Question, span: Span, entries: Sequence[AllowlistEntry],
     main = entries[span.rank]
     if len(span.cells) == 1:
         cell = span.cells[0]
+        table = " ".join([main.text, span.lead_in.text if span.lead_in is not None else ""])
+        read = [Evidence(e.ref, e.text) for e in entries if e.ref != main.ref]
+        if case_beside(stems(q.stem), table, read) is not None:
+            return Verdict(None, "", None, Undecided.CASE_STATED)
         return judge_cell(q.options, main.ref, cell.value, cell.unit)
     if q.kind == NUMBER and (row := judge_row(q.options, main.ref, main.text)) is not None:
         return row

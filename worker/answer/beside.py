@@ -15,6 +15,10 @@
   list with that item in its place. Both only up to MAX_ITEMS items. The passages offered with
   "No lo tengo claro" are read the same way (``nearest``): an item after its lead-in, and for a
   "¿cuándo…?" question with the other items of its list.
+* **Other cases.** A "¿cuándo…?" question is answered with every passage of the norm that states
+  the answer's rule in another case (cases.py: art. 101.1 and art. 104 beside art. 101.2 for the
+  dipped beams), each read as above (its lead-in, its items, the paragraph that carries it on),
+  before or after the answer in document order.
 
 Every piece is a substring of an allowlist entry (cite.py proves each one's link with the gate's
 matcher). Nothing here changes the span's score, which the calibrated answer gate reads.
@@ -31,6 +35,7 @@ from citavial.build.refs import Ref
 from citavial.build.text import fold, stems
 from citavial.worker import patterns as P
 from citavial.worker.answer.allowlist import Allowlist
+from citavial.worker.answer.cases import same_rule
 from citavial.worker.answer.question import Question
 from citavial.worker.answer.span import Piece, Span, clauses, emphasis
 from citavial.worker.answer.vague import reframe
@@ -50,6 +55,7 @@ class Passages(Protocol):
     allowlist: Allowlist
     order: list[str]
     position: dict[str, int]
+    idf: dict[str, float]
 
     def lead_in(self, ref: str) -> AllowlistEntry | None: ...
 
@@ -102,8 +108,41 @@ def complete(q: Question, span: Span, passages: Passages) -> Span:
     if exception is not None and (_inside(exception, main) or exception.ref in
                                   {p.ref for p in (*before, *items, *after)}):
         exception = None
-    return replace(span, main=main, emphasis=emphasis(main.text), before=before, items=items,
-                   after=after, exception=exception)
+    ahead, later = _cases(q, replace(span, main=main), passages,
+                          shown | {p.ref for p in (*before, *after)})
+    return replace(span, main=main, emphasis=emphasis(main.text), exception=exception,
+                   before=_in_order((*before, *ahead), passages), items=items,
+                   after=(*after, *later))
+
+
+def _cases(q: Question, span: Span, passages: Passages,
+           shown: set[str]) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
+    """The same rule's other cases (cases.py), each with its lead-in, its items (a lead-in
+    without them, or with more than MAX_ITEMS, is left out) and the paragraph that carries it
+    on; split into those before the answer and those after it, in document order."""
+    out: list[Piece] = []
+    seen = set(shown)
+    for e in same_rule(q, span, passages):
+        lead = passages.lead_in(e.ref)
+        group = [_whole(x) for x in ([lead, e] if lead is not None else [e])]
+        if e.text.rstrip().endswith(":"):
+            items = _list_of(e, passages)
+            if not items or len(items) > MAX_ITEMS:
+                continue
+            group += items
+        group = [p for p in group if p.ref not in seen]
+        seen |= {p.ref for p in group}
+        group += _after(_whole(e), e, passages, seen)
+        seen |= {p.ref for p in group}
+        out += group
+    here = passages.position.get((span.lead_in or span.main).ref, 0)
+    out = list(_in_order(out, passages))
+    return (tuple(p for p in out if passages.position.get(p.ref, 0) < here),
+            tuple(p for p in out if passages.position.get(p.ref, 0) > here))
+
+
+def _in_order(pieces: Sequence[Piece], passages: Passages) -> tuple[Piece, ...]:
+    return tuple(sorted(pieces, key=lambda p: passages.position.get(p.ref, 0)))
 
 
 def grow(entry: AllowlistEntry, piece: Piece) -> Piece:

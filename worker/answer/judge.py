@@ -11,7 +11,9 @@ ground that can be shown and checked:
 
 * ``CELL`` — the question names one row and one column of a table (the answer is that single
   cell, worker/answer/span.py) and exactly one option states that cell's figure (its number, and
-  its unit when the option writes one); no other option does.
+  its unit when the option writes one); no other option does — and the question adds no case
+  the table does not state while a passage read states it (``case_beside``: "un autobús con
+  pasajeros de pie" is answered by art. 48.1.b's second paragraph, not the table's cell).
 
 * ``ROW`` — the question asks for a figure ("¿Cuántos puntos…?"), the answer is one row of a
   table published row by row (the Ley's anexo II: "2. Conducir con presencia de drogas en el
@@ -52,6 +54,10 @@ MIN_WORDS = 4
 FIGURE_TOPIC = 2
 
 _WORD = re.compile(r"\w+")
+# A case the question adds to a table: this many of its content words in a row, none in the
+# table, standing in a row in another passage read ("pasajeros de pie").
+CASE_RUN = 2
+
 # A row of a table published row by row (``Ref.row``): its figure ends its text.
 _LAST_FIGURE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*$")
 
@@ -71,6 +77,7 @@ class Undecided(str, Enum):
     NONE_STATED = "none_stated"          # no option's words stand in the cited passage
     SEVERAL_STATED = "several_stated"    # more than one option's words stand there
     OTHER_STATED = "other_stated"        # another option's words stand in a passage read
+    CASE_STATED = "case_stated"          # the question's case stands in a passage, not the table
 
 
 @dataclass(frozen=True)
@@ -149,6 +156,31 @@ def judge_cell(options: Sequence[tuple[str, str]], ref: str, value: str,
                        Undecided.SEVERAL_STATED if hits else Undecided.NONE_STATED)
     letter, text = hits[0]
     return Verdict(letter, text, Basis.CELL, None, value, ref)
+
+
+def case_beside(asked: Sequence[str], table: str,
+                read: Sequence[Evidence]) -> Evidence | None:
+    """The passage of ``read`` that states a case the question adds to the table: a run of at
+    least CASE_RUN of the question's content stems (``asked``, in the question's order), none
+    of them in ``table`` (its cells and lead-in), that stands in a row in that passage. None
+    when the question adds no such case — a figure alone never makes one: "100 km/h" in a side
+    rule is no case of "Un turismo en autopista…"."""
+    have = set(stems(table))
+    runs: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for s in [*asked, ""]:
+        if s and s not in have:
+            run.append(s)
+            continue
+        if len(run) >= CASE_RUN:
+            runs.append(tuple(run))
+        run = []
+    wanted = {r[i:i + CASE_RUN] for r in runs for i in range(len(r) - CASE_RUN + 1)}
+    for ev in read:
+        seq = tuple(stems(ev.text))
+        if any(seq[i:i + CASE_RUN] in wanted for i in range(len(seq) - CASE_RUN + 1)):
+            return ev
+    return None
 
 
 def _unit_ok(option: str, unit: str) -> bool:
