@@ -1,11 +1,14 @@
-"""The proven deep links kept by the hash of the pages they were proven on (issue 27).
+"""The proven deep links, and the quotes that passed, kept by the key of the norm pages they
+were proven on (issue 27).
 
 Proving a deep link for each of ~5,900 passages, and one per table row, is most of the gate's
-time; it depends on the norms (the build's inputs digest, stagecache.inputs_digest) and on
-the rendered norm pages, nothing else — not the guides or the practice bank. So the allowlist
-and the per-page link scripts (deeplinks.write_page_links) are a stage-cache entry keyed by
-those: a build whose guides alone changed reads them back instead of proving them again. The
-allowlist travels as the entry's note, JSON, each entry checked field by field on load.
+time; it depends on the norms and on their rendered pages, nothing else — not the guides or the
+practice bank. The pages are a function of the norms stage's key (render/normcache.py: the
+build's inputs digest, the templates and static files, the base URL), so the allowlist and the
+per-page link scripts (deeplinks.write_page_links) are a stage-cache entry under that key: a
+build whose guides alone changed reads them back instead of proving them again. The allowlist
+travels as the entry's note, JSON, each entry checked field by field on load. ``QuoteMemo``
+keeps, under the same key, the (ref, quote) pairs that passed and their deep links.
 """
 
 from __future__ import annotations
