@@ -82,16 +82,17 @@ def write_text(path: Path, text: str) -> None:
 
 def write_staged(path: Path, text: str) -> None:
     """Write into a staging directory (see ``staged_dir``): nobody reads it before the whole
-    tree is swapped in, so neither a temporary file nor an fsync per file is needed."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    tree is swapped in, so neither a temporary file nor an fsync per file is needed. A file
+    already there is unlinked first, never written through: it may be a hard link to a build
+    cache blob (stagecache.unpack), which must keep its bytes."""
+    write_staged_bytes(path, text.encode("utf-8"))
 
 
 def write_staged_bytes(path: Path, data: bytes) -> None:
     """``write_staged`` for bytes (images copied into the site)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
     path.write_bytes(data)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
 
@@ -18,13 +17,13 @@ from citavial.build.atomic import staged_dir, write_staged, write_staged_bytes
 from citavial.build.content.guides import guide_pages, prose_items, read_guides
 from citavial.build.content.practice import bank_json, cited_ref, name_questions, read_bank
 from citavial.build.content.practice import prose_items as practice_prose
-from citavial.build.content.prose import check_prose
+from citavial.build.content.prosememo import ProseMemo
 from citavial.build.corpus.images import DIR as IMAGES_DIR
 from citavial.build.corpus.images import local_images
 from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.errors import BuildErrors
 from citavial.build.gate.deeplinks import row_counts
-from citavial.build.gate.linkcache import Links
+from citavial.build.gate.linkcache import Links, QuoteMemo
 from citavial.build.gate.verify import (
     Pages,
     build_allowlist,
@@ -45,6 +44,7 @@ from citavial.build.refs import RefError
 from citavial.build.renames import FILE_NAME as RENAMES_FILE
 from citavial.build.render.changes import by_date, history_links, passage_changed, unit_changes
 from citavial.build.render.figures import collect_figures
+from citavial.build.render.normcache import norms_key, render_norms
 from citavial.build.render.pages import (
     ExtraPage,
     norm_of,
@@ -54,7 +54,15 @@ from citavial.build.render.pages import (
     spanish_date,
 )
 from citavial.build.render.signpage import catalogue, groups, sign_entries, signs_json
-from citavial.build.stagecache import Key, StageCache, listing, restore_site, site_entry, written
+from citavial.build.stagecache import (
+    Key,
+    StageCache,
+    StageClock,
+    listing,
+    restore_site,
+    site_entry,
+    written,
+)
 from citavial.build.web.gzcache import GzipMemo
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
@@ -135,7 +143,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     ``cache_dir`` holds build caches between runs (the whole site, the deep links, the index
     stage and gzip results by the hash of their inputs: build/stagecache.py; the embeddings:
     build/index/make/analysis.py); None caches nothing. The output is the same bytes either way."""
-    t0, c0 = time.perf_counter(), time.process_time()
+    clock = StageClock()
+    t0, c0 = clock.start
     cache, inputs, site_key = site_entry(cache_dir, Path(corpus_dir), Path(site_src),
                                          Path(reports_dir), as_of, normalize_base_url(base_url),
                                          regulation_only)
@@ -150,27 +159,27 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     bank = [] if regulation_only else read_bank(site_src / "practice")
     citations = [c for g in guides for c in g.citations] + [c for q in bank for c in q.citations]
     items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
-    findings = check_prose(reg, items, others)   # reported with the gate's failures, then alone
+    findings = ProseMemo(cache, inputs).check(reg, items, others)   # reported with the gate's
+    #                                                   failures, then alone
     changes, recent, change_links = _changes(corpus.wordings, reg)
     fetched = local_images(Path(corpus_dir))
     images = {src: f"{IMAGES_DIR}/{path.name}" for src, path in fetched.items()}
-    t1 = time.perf_counter()
+    clock.lap("read")
     with staged_dir(Path(out_dir)) as stage:
-        for path in fetched.values():
-            write_staged_bytes(stage / IMAGES_DIR / path.name, path.read_bytes())
-        pages = render(reg, site_src, stage, change_links=change_links, base_url=base_url,
-                       images=images, others=list(others))
-        for other in others:
-            pages += render_norm(other, site_src, stage, base_url=base_url, images=images)
-        t2 = time.perf_counter()
+        norms = norms_key(inputs, site_src, base_url)
+        pages = render_norms(cache, norms, stage, site_src, (reg, *others), fetched, base_url,
+                             change_links)
+        clock.lap("render")
         site_pages = Pages(stage)   # each page read once, for the gate and the row links
-        proven = Links(cache, inputs, stage)   # the deep links, unless the pages are unchanged
+        proven = Links(cache, norms, stage)   # the deep links, unless the pages are unchanged
+        passed = QuoteMemo(cache, norms)      # the quotes that passed on these pages before
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only,
                                        others=others, pages=site_pages,
-                                       with_allowlist=proven.allowlist is None)
+                                       with_allowlist=proven.allowlist is None, passed=passed)
         except BuildErrors as exc:
             raise BuildErrors(name_questions(exc.errors + findings, bank)) from None
+        passed.save(checks)
         if findings:
             raise BuildErrors(name_questions(findings, bank))
         if proven.allowlist is None:
@@ -178,7 +187,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                 allowlist += build_allowlist(other, site_pages, other.source.html_url)
         else:
             allowlist = proven.allowlist
-        t3 = time.perf_counter()
+        clock.lap("gate")
         links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
         gate = gate_counts(checks, allowlist)
         gate["prose"] = {"items": len(items), "findings": len(findings)}
@@ -211,17 +220,18 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         write_staged(stage / "practice-bank.js", "window.CITAVIAL_BANK = " + json.dumps(
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
         write_json(stage / "gate-report.json", gate)
-        t4 = time.perf_counter()
+        clock.lap("pages")
         index_report = _indexes((reg, *others), allowlist, Path(corpus_dir), stage,
                                 sign_entries(signs_page.context["groups"]), cache_dir,
                                 (cache, inputs))
-        t4b = time.perf_counter()
+        clock.lap("index")
         packed = GzipMemo(cache)
-        web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed)
+        web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed,
+                                  cache)
         packed.save()
         write_json(stage / "web-report.json", web)
         stashed = cache.stash(stage, sorted(listing(stage)) if site_key else [])
-    t5, c5 = time.perf_counter(), time.process_time()
+    clock.lap("publish")
     per_norm = ", ".join(f"{norm_of(r).prefix} {len(r.units)} units"
                          for r in (reg, *others))
     counts = (f"{len(pages)} pages, {len(reg.units) + sum(len(r.units) for r in others)} "
@@ -233,9 +243,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"items, {len(findings)} findings; deep links "
             f"{gate['directives']}; row links {gate['rows']['linked']} of {gate['rows']['rows']} "
             f"rows ({gate['rows']['table']} no text fragment singles out: their table's link) "
-            f"(read {t1 - t0:.2f} s, render {t2 - t1:.2f} s, "
-            f"gate {t3 - t2:.2f} s, pages {t4 - t3:.2f} s, index {t4b - t4:.2f} s, "
-            f"publish {t5 - t4b:.2f} s; total {t5 - t0:.2f} s, CPU {c5 - c0:.2f} s); "
+            f"({clock.summary()}); "
             f"{index_report}; {web_report}")
 
 

@@ -149,7 +149,7 @@ def written(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]
     return sorted(rel for rel, st in after.items() if before.get(rel) != st)
 
 
-def _safe_rel(rel: object) -> bool:
+def safe_rel(rel: object) -> bool:
     """A relative path that stays inside the folder it is restored into."""
     if not isinstance(rel, str) or not rel or "\\" in rel or "\0" in rel:
         return False
@@ -170,7 +170,7 @@ def _parse(raw: bytes, stage: str, key: str) -> Entry | None:
         return None
     files = []
     for item in data["files"]:
-        if not (isinstance(item, list) and len(item) == 3 and _safe_rel(item[0])
+        if not (isinstance(item, list) and len(item) == 3 and safe_rel(item[0])
                 and type(item[1]) is int and item[1] >= 0
                 and isinstance(item[2], str) and _HEX64.fullmatch(item[2])):
             return None
@@ -290,6 +290,8 @@ class StageCache:
                 named.update(f[2] for f in json.loads(path.read_bytes())["files"])
             except (OSError, ValueError, KeyError, TypeError, IndexError):
                 continue
+        if not (self.root / BLOBS).is_dir():   # entries so far are notes only, no files
+            return
         for blob in (self.root / BLOBS).iterdir():
             if blob.name not in named:
                 blob.unlink(missing_ok=True)
@@ -367,3 +369,25 @@ def restore_site(cache: StageCache, key: str, as_of: date, out_dir: Path,
     return (f"built {entry.note} as of {as_of.isoformat()} into {out_dir} from the build cache "
             f"(inputs unchanged: {len(entry.files)} files restored; publish {t:.2f} s; "
             f"total {t:.2f} s, CPU {c:.2f} s)")
+
+
+class StageClock:
+    """Wall and CPU seconds of the build's consecutive stages, for its report line."""
+
+    def __init__(self) -> None:
+        self.start = (time.perf_counter(), time.process_time())
+        self._last = self.start
+        self.laps: dict[str, tuple[float, float]] = {}
+
+    def lap(self, stage: str) -> None:
+        now = (time.perf_counter(), time.process_time())
+        self.laps[stage] = (now[0] - self._last[0], now[1] - self._last[1])
+        self._last = now
+
+    def summary(self) -> str:
+        """``read 0.64 s, …, publish 0.17 s; total 2.1 s, CPU 1.9 s; CPU per stage: read
+        0.60, …`` (wall seconds per stage, then the process's CPU seconds per stage)."""
+        wall = ", ".join(f"{k} {w:.2f} s" for k, (w, _c) in self.laps.items())
+        cpu = ", ".join(f"{k} {c:.2f}" for k, (_w, c) in self.laps.items())
+        return (f"{wall}; total {self._last[0] - self.start[0]:.2f} s, "
+                f"CPU {self._last[1] - self.start[1]:.2f} s; CPU per stage: {cpu}")

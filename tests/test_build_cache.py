@@ -111,18 +111,22 @@ _NEEDS_POPPLER = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="n
 @_NEEDS_POPPLER
 def test_pdf_tables_come_back_from_the_cache_unchanged(tmp_path, monkeypatch):
     """The RD 818/2009 tables read from its PDF are kept by the PDF's hash: the second read is
-    the first's, and no page is read from the PDF again."""
+    the first's, and no page is read from the PDF again. The first read takes each run of
+    consecutive pages' words from one pdftotext: the very tables of one run per page."""
     pdf = verify_norms(CORPUS)["RD-818/2009"].pdf
     assert pdf is not None
-    pages = [12, 13]
+    pages = [12, 13, 47]
     first = pdftables.read_tables(pdf, pages, tmp_path)
     assert first == {p: pdftables.page_tables(pdf, p) for p in pages}
+    assert all(first[p] for p in pages)   # a table on each page: the comparison means something
     assert [p.name.startswith("pdftables-") for p in tmp_path.iterdir()] == [True]
 
     def no_poppler(*_args):
         raise AssertionError("a cached page was read from the PDF again")
 
     monkeypatch.setattr(pdftables, "page_tables", no_poppler)
+    monkeypatch.setattr(pdftables, "_run_words", no_poppler)
+    monkeypatch.setattr(pdftables, "_rules", no_poppler)
     assert pdftables.read_tables(pdf, pages, tmp_path) == first
 
 

@@ -250,7 +250,8 @@ def _edit_guide(site) -> None:
 def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, tmp_path):
     """THE test build (no cache) against: a build that fills the cache, a build served whole
     from it, and — after one guide edit — a build that copies the index and the deep links
-    from it, against an uncached build of the edited sources."""
+    from it, against an uncached build of the edited sources; then a template edit, whose
+    norm pages are rendered again, against an uncached build of that."""
     from citavial.build.pipeline import build_site
     cache = tmp_path / "cache"
     build = lambda out, site, cache_dir: build_site(corpus_dir=CORPUS, out_dir=tmp_path / out,
@@ -263,13 +264,23 @@ def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, tmp_path)
     site = tmp_path / "site_src"
     shutil.copytree(SITE_SRC, site)
     _edit_guide(site)
-    proven = sorted((cache / stagecache.STAGES).glob("links-*.json"))
+    entries = lambda stage: sorted((cache / stagecache.STAGES).glob(f"{stage}-*.json"))
+    proven, norms = entries("links"), entries("norms")
     edited = build("edit", site, cache)
     assert "(from the build cache);" in edited and "inputs unchanged" not in edited
-    assert sorted((cache / stagecache.STAGES).glob("links-*.json")) == proven   # a hit
+    assert (entries("links"), entries("norms")) == (proven, norms)   # hits
     build("edit-uncached", site, None)
     assert tree_hash(tmp_path / "edit") == tree_hash(tmp_path / "edit-uncached")
     assert tree_hash(tmp_path / "edit") != tree_hash(built_site)
+    # a template edit: the norms' pages are rendered again (another entry), the same bytes
+    base = site / "templates" / "base.html"
+    base.write_text(base.read_text(encoding="utf-8").replace("</main>", "</main>\n", 1),
+                    encoding="utf-8")
+    build("template", site, cache)
+    assert entries("norms") != norms and entries("links") != proven
+    build("template-uncached", site, None)
+    assert tree_hash(tmp_path / "template") == tree_hash(tmp_path / "template-uncached")
+    assert tree_hash(tmp_path / "template") != tree_hash(tmp_path / "edit")
 
 
 def test_a_blob_gone_while_restoring_is_a_miss_with_nothing_left(tmp_path, stored):

@@ -1,11 +1,14 @@
-"""The proven deep links kept by the hash of the pages they were proven on (issue 27).
+"""The proven deep links, and the quotes that passed, kept by the key of the norm pages they
+were proven on (issue 27).
 
 Proving a deep link for each of ~5,900 passages, and one per table row, is most of the gate's
-time; it depends on the norms (the build's inputs digest, stagecache.inputs_digest) and on
-the rendered norm pages, nothing else — not the guides or the practice bank. So the allowlist
-and the per-page link scripts (deeplinks.write_page_links) are a stage-cache entry keyed by
-those: a build whose guides alone changed reads them back instead of proving them again. The
-allowlist travels as the entry's note, JSON, each entry checked field by field on load.
+time; it depends on the norms and on their rendered pages, nothing else — not the guides or the
+practice bank. The pages are a function of the norms stage's key (render/normcache.py: the
+build's inputs digest, the templates and static files, the base URL), so the allowlist and the
+per-page link scripts (deeplinks.write_page_links) are a stage-cache entry under that key: a
+build whose guides alone changed reads them back instead of proving them again. The allowlist
+travels as the entry's note, JSON, each entry checked field by field on load. ``QuoteMemo``
+keeps, under the same key, the (ref, quote) pairs that passed and their deep links.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from pathlib import Path
 from citavial.build.gate.deeplinks import write_page_links
 from citavial.build.gate.verify import Pages
 from citavial.build.models import AllowlistEntry, Regulation
-from citavial.build.stagecache import Key, StageCache, listing, tree_digest, unpack, written
+from citavial.build.stagecache import Key, StageCache, listing, unpack, written
 
 STAGE = "links"
+QUOTES = "quotes"
 _FIELDS = tuple(f.name for f in fields(AllowlistEntry))
 
 
@@ -41,11 +45,11 @@ class Links:
     """The deep links of one build: ``allowlist`` is the cached one, or None when the gate must
     prove them (cache off, a miss, or rendered pages that changed)."""
 
-    def __init__(self, cache: StageCache, inputs: str, stage: Path) -> None:
+    def __init__(self, cache: StageCache, pages_key: str, stage: Path) -> None:
+        """``pages_key``: the key the norm pages were rendered under (render/normcache.py: the
+        build's inputs digest, the templates and static files, the options), "" for none."""
         self.cache, self.stage = cache, Path(stage)
-        # called once the norm pages are rendered: they are all the stage holds
-        self.key = "" if not inputs else (
-            Key(STAGE).text("inputs", inputs).text("pages", tree_digest(self.stage)).hexdigest())
+        self.key = "" if not pages_key else Key(STAGE).text("pages", pages_key).hexdigest()
         found = cache.lookup(STAGE, self.key)
         entries = None if found is None else entries_from_note(found[0].note)
         self.found = found if entries is not None else None
@@ -63,3 +67,31 @@ class Links:
         if self.key:
             self.cache.store(STAGE, self.key, self.stage, written(before, listing(self.stage)),
                              json.dumps([e.__dict__ for e in allowlist], ensure_ascii=False))
+
+
+class QuoteMemo(dict):
+    """{(ref, quote): deep link} of the quotes that passed the gate on the same norm pages (the
+    same ``pages_key`` as ``Links``): verify() takes a pass from it instead of judging the quote
+    again. Only passes are kept; a failure is judged anew, so its report is always current."""
+
+    def __init__(self, cache: StageCache, pages_key: str) -> None:
+        super().__init__()
+        self.cache = cache
+        self.key = "" if not pages_key else Key(QUOTES).text("pages", pages_key).hexdigest()
+        found = cache.lookup(QUOTES, self.key)
+        try:
+            items = [] if found is None else json.loads(found[0].note)
+        except ValueError:
+            items = []
+        if isinstance(items, list) and all(
+                isinstance(i, list) and len(i) == 3 and all(isinstance(v, str) for v in i)
+                for i in items):
+            self.update(((ref, quote), url) for ref, quote, url in items)
+
+    def save(self, checks) -> None:
+        """Keep the passes of this build (when the cache is on)."""
+        if self.key:
+            passed = sorted({(c.citation.ref, c.citation.quote, c.url) for c in checks
+                             if c.code is None and not c.citation.ref_error})
+            self.cache.commit([], QUOTES, self.key,
+                              json.dumps([list(p) for p in passed], ensure_ascii=False))

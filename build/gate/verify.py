@@ -336,7 +336,9 @@ def verify(reg: Regulation, site_dir: Path, citations: list[Citation],
            allow_empty: bool = False,
            others: tuple[Regulation, ...] = (),
            pages: Pages | None = None,
-           with_allowlist: bool = True) -> tuple[list[QuoteCheck], list[AllowlistEntry]]:
+           with_allowlist: bool = True,
+           passed: dict[tuple[str, str], str] | None = None,
+           ) -> tuple[list[QuoteCheck], list[AllowlistEntry]]:
     """Run the gate over ``citations`` on the staged site; raise BuildErrors listing every
     failure. A citation of another norm (``others``: the Ley, the RGV, the RGC) is judged on
     that norm's pages by the same rules. A run that checked zero quotes is itself an error —
@@ -344,9 +346,13 @@ def verify(reg: Regulation, site_dir: Path, citations: list[Citation],
     (``allow_empty``). The allowlist returned is ``reg``'s. ``pages``: the site's pages already
     read (the build reads each page once for every stage that judges it); by default they are
     read from ``site_dir``. ``with_allowlist=False``: the caller has it already (the build
-    cache: gate/linkcache.py), and [] is returned in its place."""
+    cache: gate/linkcache.py), and [] is returned in its place. ``passed``: {(ref, quote): deep
+    link} of quotes that passed on these very pages (linkcache.QuoteMemo), taken as passes."""
     pages = Pages(site_dir) if pages is None else pages
-    checks = [check_quote(regulation_for(c.ref, reg, others), pages, c) for c in citations]
+    known = passed or {}
+    checks = [QuoteCheck(c, url=known[(c.ref, c.quote)])
+              if not c.ref_error and (c.ref, c.quote) in known
+              else check_quote(regulation_for(c.ref, reg, others), pages, c) for c in citations]
     failures: list[BuildError] = [
         GateError(f"{c.citation.file}:{c.citation.line}",
                   f"{c.citation.ref} «{c.citation.quote}»: {c.reason}",

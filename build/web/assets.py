@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from citavial.build import patterns
-from citavial.build.atomic import write_staged
+from citavial.build.atomic import write_staged, write_staged_bytes
 from citavial.build.errors import BuildError
 
 # Concatenated at build time so that a page costs one stylesheet and one script request; the
@@ -172,7 +172,7 @@ def precompress(stage: Path, memo: dict[bytes, bytes] | None = None) -> tuple[in
     n = saved = 0
     for path, data, packed in zip(paths, datas, gzip_all(datas, memo), strict=True):
         if len(packed) < len(data):
-            (path.parent / (path.name + ".gz")).write_bytes(packed)
+            write_staged_bytes(path.parent / (path.name + ".gz"), packed)
             n, saved = n + 1, saved + len(data) - len(packed)
     return n, saved
 

@@ -11,6 +11,7 @@ import struct
 import zlib
 from pathlib import Path
 
+from citavial.build.atomic import write_staged_bytes
 from citavial.build.errors import BuildError
 
 # (file, size in px)
@@ -77,9 +78,8 @@ def write_icons(source: Path, stage: Path) -> list[tuple[str, int]]:
     grid = read_source(source)
     out = []
     for rel, size in ICONS:
-        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-        (stage / rel).write_bytes(png(grid, size))
+        write_staged_bytes(stage / rel, png(grid, size))
         out.append((rel, size))
     rel, size = FAVICON
-    (stage / rel).write_bytes(ico(png(grid, size), size))
+    write_staged_bytes(stage / rel, ico(png(grid, size), size))
     return out + [FAVICON]

@@ -7,11 +7,18 @@ instead of shipping a page whose code the policy would silently block.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from pathlib import Path
 
 import lxml.html
 
 from citavial.build.errors import BuildError
+from citavial.build.stagecache import Key, StageCache, code_version
+
+STAGE = "csp"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 FIX = ("move it into a file under site_src/static/ and load it with <script src> / <link "
        "rel=stylesheet> (the site's Content-Security-Policy allows no inline code)")
@@ -40,13 +47,37 @@ def violations(html: str) -> list[str]:
     return found
 
 
-def check_pages(stage: Path) -> int:
-    """Raise BuildError naming every page with inline code; return the number checked."""
-    bad, n = [], 0
+def check_pages(stage: Path, cache: StageCache | None = None) -> int:
+    """Raise BuildError naming every page with inline code; return the number checked.
+    ``cache``: the build cache, which keeps the sha256 of the pages found clean (by this code:
+    ``code_version``), so an unchanged page is not parsed again."""
+    cache = StageCache(None) if cache is None else cache
+    key = "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
+    known = _known(cache, key)
+    bad, n, clean = [], 0, set()
     for page in sorted(stage.rglob("*.html")):
         n += 1
-        bad += [f"{page.relative_to(stage)}: {v}" for v in violations(page.read_text("utf-8"))]
+        data = page.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        found = [] if digest in known else violations(data.decode("utf-8"))
+        bad += [f"{page.relative_to(stage)}: {v}" for v in found]
+        if not found:
+            clean.add(digest)
+    if key:
+        cache.commit([], STAGE, key, json.dumps(sorted(clean)))
     if bad:
         raise BuildError("published pages", "inline code the Content-Security-Policy would "
                          "block:\n  " + "\n  ".join(bad) + "\n", FIX)
     return n
+
+
+def _known(cache: StageCache, key: str) -> set[str]:
+    """The digests of pages an earlier build found clean (an empty set on a miss)."""
+    found = cache.lookup(STAGE, key)
+    try:
+        known = [] if found is None else json.loads(found[0].note)
+    except ValueError:
+        return set()
+    ok = isinstance(known, list) and all(isinstance(d, str) and _HEX64.fullmatch(d)
+                                         for d in known)
+    return set(known) if ok else set()

@@ -7,15 +7,18 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from citavial.build.models import Regulation
+from citavial.build.stagecache import StageCache
 from citavial.build.web import assets, icons, inline, pwa, share
 
 
 def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
-            as_of_text: str, packed: dict[bytes, bytes] | None = None) -> tuple[str, dict]:
+            as_of_text: str, packed: dict[bytes, bytes] | None = None,
+            cache: StageCache | None = None) -> tuple[str, dict]:
     """Check, bundle, hash, describe and precompress the staged site; (report, figures).
-    ``packed``: gzip results already known (gzcache.GzipMemo), filled with this build's."""
+    ``packed``: gzip results already known (gzcache.GzipMemo), filled with this build's;
+    ``cache``: the build cache (the pages an earlier build found free of inline code)."""
     stage, site_src = Path(stage), Path(site_src)
-    n_pages = inline.check_pages(stage)
+    n_pages = inline.check_pages(stage, cache)
     icons.write_icons(site_src / "pwa" / "icon.txt", stage)
     assets.bundle(stage)
     renamed = assets.hash_assets(stage)

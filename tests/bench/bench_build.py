@@ -8,9 +8,11 @@ Run: .venv/bin/python tests/bench/bench_build.py [--runs N] [--only cold|warm|ed
    cold (an empty cache folder: the build also fills it), warm (the cache filled by a previous
    build, nothing changed: the site is swapped in from it) and after one guide edit (a copy of
    site_src/ with one sentence added to a guide, cache filled: the index, the deep links and
-   the gzip results come from it). Each build replaces the output of the previous one, as
+   the gzip results, and the norms' pages, the quotes that passed, the clean prose items and
+   the pages free of inline code come from it). Each build replaces the output of the previous one, as
    `citavial build` replaces dist/. Targets (issue 27): cold <= 2 s with the Reglamento alone
-   and <= 5 s with four norms, warm <= 0.5 s, one edit <= 1 s.
+   and <= 5 s with four norms, warm <= 0.5 s, one edit <= 1 s. Then the CPU seconds of each
+   stage inside the build process (its line's "CPU per stage"; imports excluded).
 2. In one process, the parts of the read, render, gate and pages stages that the build line
    lumps together (median of N, wall and CPU): the Reglamento's XML ingest, the three Markdown
    norms' ingest (with RD 818/2009's tables read from its PDF by poppler, no cache), the render
@@ -50,6 +52,8 @@ from citavial.build.render.pages import render, render_norm  # noqa: E402
 
 STAGE = re.compile(r"\b(read|render|gate|pages|index|publish|total|CPU) ([0-9.]+) s\b")
 STAGES = ("read", "render", "gate", "pages", "index", "publish", "total", "CPU")
+STAGE_CPU = re.compile(r"CPU per stage: ([^);]*)")
+CPU_STAGES = ("read", "render", "gate", "pages", "index", "publish")
 PARTS = ("ingest RGC (XML)", "ingest 3 norms (Markdown + PDF)", "render 4 norms",
          "gate: quotes + RGC links", "gate: 3 norms' links", "pages: row links")
 
@@ -120,7 +124,12 @@ def _cli_build(as_of: date, out: Path, cache: Path, site_src: Path,
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, {k: float(v) for k, v in STAGE.findall(done.stdout)}
+    stages = {k: float(v) for k, v in STAGE.findall(done.stdout)}
+    per = STAGE_CPU.search(done.stdout)
+    for item in per.group(1).split(", ") if per else ():
+        name, _, value = item.partition(" ")
+        stages[f"cpu {name}"] = float(value)
+    return wall, cpu, stages
 
 
 def _edit_guide(site_src: Path, n: int) -> None:
@@ -164,6 +173,15 @@ def _print_scenarios(results: dict[str, list[tuple[float, float, dict]]]) -> Non
               + " ".join(f"{m:6.2f}s" for m in med) + f"  n={len(rows)}")
         walls = [r[0] for r in rows]
         print(f"  {'':15s} wall min {min(walls):.2f} s, max {max(walls):.2f} s")
+    print("in-process CPU seconds per stage (the build line's \"CPU per stage\"; a build "
+          "served whole from the cache has none; median of n runs):")
+    print(f"  {'':15s} " + " ".join(f"{s:>7s}" for s in CPU_STAGES))
+    for name, rows in results.items():
+        if not any(f"cpu {s}" in r[2] for r in rows for s in CPU_STAGES):
+            continue
+        med = [statistics.median(r[2].get(f"cpu {s}", float("nan")) for r in rows)
+               for s in CPU_STAGES]
+        print(f"  {name:15s} " + " ".join(f"{m:6.2f}s" for m in med) + f"  n={len(rows)}")
 
 
 def _note() -> str:

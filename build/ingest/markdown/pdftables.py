@@ -159,7 +159,13 @@ def read_tables(pdf: Path, pages: list[int], cache_dir: Path | None = None) -> d
         except (OSError, ValueError, KeyError, TypeError):
             pass
     with ThreadPoolExecutor(max_workers=min(4, max(len(pages), 1))) as pool:
-        out = dict(zip(pages, pool.map(lambda p: page_tables(pdf, p), pages), strict=True))
+        # the words of each run of consecutive pages in one pdftotext (one process per page
+        # cost ~0.2 s more CPU, each loading the PDF); the rules still one page per pdftocairo
+        # (a multi-page SVG writes its rules another way)
+        runs = list(pool.map(lambda run: _run_words(pdf, run[0], run[-1]), _runs(pages)))
+        words = {page: w for run in runs for page, w in run.items()}
+        out = dict(zip(pages, pool.map(lambda p: _tables(pdf, p, _rules(pdf, p), words[p]),
+                                       pages), strict=True))
     if path is not None:
         write_text(path, json.dumps({str(p): t for p, t in out.items()}, ensure_ascii=False,
                                     sort_keys=True))
@@ -176,12 +182,41 @@ def _cache_key(pdf: Path) -> str:
     return h.hexdigest()[:20]
 
 
+def _runs(pages: list[int]) -> list[list[int]]:
+    """``pages`` (sorted) as runs of consecutive numbers: [12, 13, 47] → [[12, 13], [47]]."""
+    runs: list[list[int]] = []
+    for page in pages:
+        if runs and page == runs[-1][-1] + 1:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    return runs
+
+
+def _run_words(pdf: Path, first: int, last: int) -> dict[int, list[tuple[float, float, float, float, str]]]:
+    """``_words`` of pages ``first``..``last`` from one pdftotext run (a <page> per page)."""
+    out = _poppler(["pdftotext", "-enc", "UTF-8", "-bbox", "-f", str(first), "-l", str(last)], pdf)
+    chunks = out.split("<page ")[1:]
+    if len(chunks) != last - first + 1:
+        raise BuildError(str(pdf), f"pdftotext gave {len(chunks)} pages for {first}-{last}",
+                         "restore the PDF (corpus/norms/PROVENANCE.md)")
+    return {first + i: [(float(a), float(b), float(c), float(d), html.unescape(t))
+                        for a, b, c, d, t in _WORD.findall(chunk)]
+            for i, chunk in enumerate(chunks)}
+
+
 @lru_cache(maxsize=16)   # a page holding two tables is read once (the PDF is pinned by sha256)
 def page_tables(pdf: Path, page: int) -> list[_Grid]:
     """Each ruled table of one page, top to bottom, as (row, col, rowspan, colspan, text)."""
     with ThreadPoolExecutor(max_workers=2) as pool:   # two processes, mostly waited on
         rules, texts = pool.submit(_rules, pdf, page), pool.submit(_words, pdf, page)
-        (horizontal, vertical), words = rules.result(), texts.result()
+        return _tables(pdf, page, rules.result(), texts.result())
+
+
+def _tables(pdf: Path, page: int,
+            rules: tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]],
+            words: list[tuple[float, float, float, float, str]]) -> list[_Grid]:
+    horizontal, vertical = rules
     out = []
     for top, bottom in _bands(vertical):
         h = [r for r in horizontal if top - _TOL <= r[0] <= bottom + _TOL]
