@@ -406,8 +406,9 @@
     rows.forEach(function (row) {
       var tr = document.createElement("tr");
       row.forEach(function (cell) {
-        var c = document.createElement(cell[1] ? "th" : "td");
-        if (cell[1]) c.scope = "col";
+        var head = cell[1] && cell[0];    // an empty corner cell is no header (axe)
+        var c = document.createElement(head ? "th" : "td");
+        if (head) c.scope = "col";
         c.appendChild(marked(index, cell[0], wanted));
         tr.appendChild(c);
       });
