@@ -83,3 +83,40 @@ def test_home_page_starts_here(built_site):
     for href in ("guias.html", "practica.html", "simulacro.html", "senales.html", "buscar.html"):
         assert href in hrefs
         assert (built_site / href).is_file(), href
+
+
+LANDMARK = {"aside": "complementary", "nav": "navigation", "section": "region", "form": "form",
+            "main": "main"}
+LANDMARK_ROLES = {"complementary", "navigation", "region", "form", "main", "search", "banner",
+                  "contentinfo"}
+
+
+def _landmark(el) -> str | None:
+    """The landmark role of ``el`` (explicit role, else the tag's; a <section> or <form> is a
+    landmark only when named), or None."""
+    role = el.get("role") or LANDMARK.get(el.tag)
+    if el.tag in ("section", "form") and not el.get("role") and not (
+            el.get("aria-label") or el.get("aria-labelledby")):
+        return None
+    return role if role in LANDMARK_ROLES else None
+
+
+def test_every_page_names_its_headers_and_landmarks_apart(built_site):
+    """axe-core's empty-table-header and landmark-unique over every built page (612; the browser
+    run in tests/browser/test_axe.py covers one page per type): a <th> has a name (text or an
+    image), and no two landmarks of one role share a name — the BOE notes after a passage
+    ("Modificaciones", "Nota editorial", repeated on a page) are role="note", not landmarks."""
+    bad = []
+    for path in sorted(built_site.rglob("*.html")):
+        doc = lhtml.fromstring(path.read_bytes())
+        name = str(path.relative_to(built_site))
+        bad += [(name, "empty <th>", th.get("id") or _text(th.getparent())[:40])
+                for th in doc.iter("th") if not _text(th) and not th.xpath(".//img")]
+        seen: dict[tuple[str, str], int] = {}
+        for el in doc.iter("aside", "nav", "section", "form", "main", "div"):
+            role = _landmark(el)
+            if role:
+                key = (role, el.get("aria-label") or el.get("aria-labelledby") or "")
+                seen[key] = seen.get(key, 0) + 1
+        bad += [(name, "landmark twice", key) for key, n in seen.items() if n > 1]
+    assert bad == [], f"{len(bad)} findings, first: {bad[:10]}"

@@ -416,8 +416,12 @@
       box.appendChild(fig);
     });
     if (list[0]) box.appendChild(el("p", "cv-license", list[0].source_license));
+    // a table too wide for the panel scrolls in its box, reachable by keyboard (tables.js)
+    box.addEventListener("toggle", marks);
     st.item.appendChild(box);
+    marks();
   }
+  function marks() { if (window.CitavialTables) window.CitavialTables.mark(); }
 
   /* A quoted table is shown as a table: the worker sends its rows and cells with the citation
    * (`rows`, from the index) — no fetch of the cited page, so it reads the same from file:// as
@@ -441,7 +445,7 @@
       var tr = el("tr");
       row.forEach(function (cell, j) {
         if (cell.text) words.push(cell.text);
-        var th = cell.header || (headRow && top.length > 1 && r > 0 && j === 0);
+        var th = (cell.header || (headRow && top.length > 1 && r > 0 && j === 0)) && !!cell.text;
         var out = el(th ? "th" : "td", null, cell.text);
         if (th) out.scope = headRow && r === 0 ? "col" : "row";
         tr.appendChild(out);

@@ -400,20 +400,26 @@
     return frag;
   }
 
-  function table(index, rows, wanted) {
-    var t = document.createElement("table");
+  /* In a .table-wrap: a table wider than a phone scrolls inside its box, words whole, never the
+     page (site.css; tables.js makes the box keyboard-scrollable once the results are shown). */
+  function table(index, rows, wanted, heading) {
+    var box = document.createElement("div"), t = document.createElement("table");
+    box.className = "table-wrap";
+    box.appendChild(t);
     t.className = "hit-table";
+    t.setAttribute("aria-label", "Tabla: " + heading);
     rows.forEach(function (row) {
       var tr = document.createElement("tr");
       row.forEach(function (cell) {
-        var c = document.createElement(cell[1] ? "th" : "td");
-        if (cell[1]) c.scope = "col";
+        var head = cell[1] && cell[0];    // an empty corner cell is no header (axe)
+        var c = document.createElement(head ? "th" : "td");
+        if (head) c.scope = "col";
         c.appendChild(marked(index, cell[0], wanted));
         tr.appendChild(c);
       });
       t.appendChild(tr);
     });
-    return t;
+    return box;
   }
 
   function hitItem(index, r, wanted) {
@@ -435,7 +441,7 @@
       place.textContent = " · " + r.place;
       li.appendChild(place);
     }
-    if (r.rows && r.rows.length) li.appendChild(table(index, r.rows, wanted));
+    if (r.rows && r.rows.length) li.appendChild(table(index, r.rows, wanted, r.heading));
     else {
       var p = document.createElement("p");
       p.appendChild(marked(index, r.text, wanted));
@@ -505,6 +511,7 @@
       })).then(function () {
         if (token !== generation) return;
         list.removeAttribute("aria-busy");
+        if (window.CitavialTables) window.CitavialTables.mark();
         status.textContent = said(signs.length, ranked.rows.length, q);
       });
     }).catch(function (err) {

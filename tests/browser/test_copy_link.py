@@ -188,26 +188,37 @@ def test_a_row_linked_by_its_place_lights_up_exactly_that_row(browser, served_si
     context.close()
 
 
-def test_file_url_without_base_url_says_the_link_is_local(browser, served_site):
-    out, _ = served_site
-    tab = browser.new_page()
-    tab.goto((out / "art82.html").as_uri())
+def _copy_box_from_disk(browser, dist, viewport: str):
+    """art82.html opened from disk at ``viewport``; its first passage's «Copiar enlace» pressed:
+    the tab, once the copy box shows whole on the screen (no sideways scroll)."""
+    tab = browser.new_page(viewport=VIEWPORTS[viewport])
+    tab.goto((dist / "art82.html").as_uri())
     tab.locator(".unit .body p[data-ref] > .copy-link").first.click()
     tab.wait_for_selector(".copy-panel:not([hidden])")
+    box = tab.locator(".copy-panel").bounding_box()
+    assert box is not None and box["x"] >= 0
+    assert box["x"] + box["width"] <= VIEWPORTS[viewport]["width"]
+    assert tab.evaluate("() => document.documentElement.scrollWidth") <= VIEWPORTS[viewport]["width"]
+    return tab
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_file_url_without_base_url_says_the_link_is_local(browser, served_site, viewport):
+    out, _ = served_site
+    tab = _copy_box_from_disk(browser, out, viewport)
     assert tab.input_value(".copy-panel .copy-url").startswith("file://")
     assert tab.is_visible(".copy-panel .copy-note")
     assert "no para compartirlo" in tab.inner_text(".copy-panel .copy-note")
     tab.close()
 
 
-def test_file_url_of_a_published_build_offers_the_published_link(browser, published_site):
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_file_url_of_a_published_build_offers_the_published_link(browser, published_site,
+                                                                 viewport):
     """Issue 25.6: a build made with --base-url, opened from disk: the copy box offers the
     published page's link (shareable), not file:///…/dist/…."""
     published_at = "https://autoescuela.example/rgc/"   # tests/conftest.py: published_site
-    tab = browser.new_page()
-    tab.goto((published_site / "art82.html").as_uri())
-    tab.locator(".unit .body p[data-ref] > .copy-link").first.click()
-    tab.wait_for_selector(".copy-panel:not([hidden])")
+    tab = _copy_box_from_disk(browser, published_site, viewport)
     url = tab.input_value(".copy-panel .copy-url")
     assert url.startswith(published_at + "art82.html#art82"), url
     assert "autoescuela.example" in tab.inner_text(".copy-panel .copy-note")

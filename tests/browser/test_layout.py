@@ -1,8 +1,12 @@
 """Layout on a phone in Debian's Chromium: no page type scrolls sideways at 360 px or 390 px
 (wide tables scroll inside their own box), and the fixed chat button never covers the end of a
-page. One page of each type, plus the known offenders (velocidad guide, por qué, ANEXO I §5)."""
+page. One page of each type, plus the known offenders (velocidad guide, por qué, ANEXO I §5).
+And what a reader sees as a heading says its number once ("Anexo I, apartado 5. 5.", issue
+25.7), on a phone and on a desktop."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -47,3 +51,20 @@ def test_chat_button_never_hides_the_end_of_a_page(phone, served_site, name):
       return hits;
     }""")
     assert overlap == []
+
+
+@pytest.mark.parametrize("width", [390, 1280], ids=["phone", "desktop"])
+@pytest.mark.parametrize("name, label", [("anexoI-5.html", "Anexo I, apartado 5"),
+                                         ("anexoIII-s1.html", "Anexo III, sección 1")])
+def test_a_heading_says_its_number_once(browser, served_site, width, name, label):
+    _, base = served_site
+    tab = browser.new_page(viewport={"width": width, "height": 844})
+    tab.goto(f"{base}/{name}")
+    shown = " ".join(tab.locator("h1").inner_text().split())
+    number = label.rsplit(" ", 1)[1]
+    assert shown.startswith(label + " "), shown
+    rest = shown[len(label):].lstrip(" .").lower()
+    assert not rest.startswith((number + ".", number + " ", "sección", "apartado")), shown
+    assert not re.search(rf"\b{number}\. (sección |apartado )?{number}\b", tab.title(), re.I), \
+        tab.title()
+    tab.close()

@@ -125,3 +125,30 @@ def test_alcoholemia_shows_the_alcohol_rates_first(site, browser, viewport):
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}],
+                         ids=["desktop", "phone"])
+def test_a_table_result_scrolls_in_its_box_not_the_page(served_site, browser, viewport):
+    """Issue 25.3 on the search page (the built site, served): art. 48's speed table as a result
+    keeps its words whole and, on a phone, scrolls inside its own box — reachable by keyboard
+    and named — while the page never scrolls sideways (it was 572 px wide at 390)."""
+    _, base = served_site
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    try:
+        tab.goto(f"{base}/buscar.html?q={quote('velocidad turismos autopista')}")
+        tab.wait_for_function("() => document.getElementById('buscar-estado').textContent !== ''")
+        wrap = tab.locator("#buscar-resultados .table-wrap:has(table.hit-table)").first
+        assert "Autopista y autovía" in wrap.inner_text()
+        assert tab.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
+        box = wrap.evaluate("w => ({scroll: w.scrollWidth, client: w.clientWidth, "
+                            "tab: w.tabIndex, role: w.getAttribute('role'), "
+                            "name: w.getAttribute('aria-label')})")
+        if viewport["width"] < 500:
+            assert box["scroll"] > box["client"] and box["tab"] == 0 and box["role"] == "region"
+            assert box["name"].startswith("Tabla: Artículo 48."), box
+        heads = wrap.locator("th").all_inner_texts()
+        assert not any(th == "" for th in heads)      # the blank corner is a <td>
+    finally:
+        context.close()

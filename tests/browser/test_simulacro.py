@@ -86,7 +86,7 @@ def test_full_exam_pass_review_and_history(tab, served_site):
     _, base = served_site
     tab.goto(f"{base}/simulacro.html")
     tab.click("#s-start")
-    assert tab.inner_text("#s-timer") == "30:00"
+    assert 30 * 60 - 120 <= _seconds(tab) <= 30 * 60   # 29:59 under load (see _seconds)
     exam = _exam(tab)
     assert len(exam["ids"]) == 30 and len(set(exam["ids"])) == 30
     topics = {_bank(tab)[i]["topic"] for i in exam["ids"]}
