@@ -207,6 +207,15 @@ class StageCache:
         good = [b for b in blobs if b is not None]
         return (entry, good) if len(good) == len(blobs) else None
 
+    def note(self, stage: str, key: str) -> object:
+        """The JSON note of ``stage``'s entry for ``key`` (a memo's data); None on a miss or
+        a note that is not JSON. Callers check its shape: the cache is read, not trusted."""
+        found = self.lookup(stage, key)
+        try:
+            return None if found is None else json.loads(found[0].note)
+        except ValueError:
+            return None
+
     def _blob(self, size: int, sha: str) -> Path | None:
         assert self.root is not None
         path = self.root / BLOBS / sha

@@ -36,11 +36,7 @@ class ProseMemo(set):
         super().__init__()
         self.cache = cache
         self.key = "" if not inputs else Key(STAGE).text("inputs", inputs).hexdigest()
-        found = cache.lookup(STAGE, self.key)
-        try:
-            known = [] if found is None else json.loads(found[0].note)
-        except ValueError:
-            known = []
+        known = cache.note(STAGE, self.key)
         if isinstance(known, list) and all(isinstance(d, str) and len(d) == _HEX64_LEN
                                            for d in known):
             self.update(known)

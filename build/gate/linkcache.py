@@ -78,11 +78,7 @@ class QuoteMemo(dict):
         super().__init__()
         self.cache = cache
         self.key = "" if not pages_key else Key(QUOTES).text("pages", pages_key).hexdigest()
-        found = cache.lookup(QUOTES, self.key)
-        try:
-            items = [] if found is None else json.loads(found[0].note)
-        except ValueError:
-            items = []
+        items = cache.note(QUOTES, self.key)
         if isinstance(items, list) and all(
                 isinstance(i, list) and len(i) == 3 and all(isinstance(v, str) for v in i)
                 for i in items):

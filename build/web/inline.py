@@ -73,11 +73,8 @@ def check_pages(stage: Path, cache: StageCache | None = None) -> int:
 
 def _known(cache: StageCache, key: str) -> set[str]:
     """The digests of pages an earlier build found clean (an empty set on a miss)."""
-    found = cache.lookup(STAGE, key)
-    try:
-        known = [] if found is None else json.loads(found[0].note)
-    except ValueError:
+    known = cache.note(STAGE, key)
+    if not isinstance(known, list):
         return set()
-    ok = isinstance(known, list) and all(isinstance(d, str) and _HEX64.fullmatch(d)
-                                         for d in known)
+    ok = all(isinstance(d, str) and _HEX64.fullmatch(d) for d in known)
     return set(known) if ok else set()
