@@ -303,6 +303,18 @@
     return p;
   }
 
+  /* Words shown beside the answer's own: a passage of another article part opens under its
+   * label, as the sources label it ("art. 104"), and its letters are a list, as the answer's. */
+  function beside(box, pieces, cls) {
+    var ul = null;
+    (pieces || []).forEach(function (p) {
+      if (p.heading) box.appendChild(el("p", "cv-part", p.heading));
+      if (!p.item) { ul = null; box.appendChild(el("p", cls, p.text)); return; }
+      if (!ul || p.heading) ul = box.appendChild(el("ul", "cv-list " + cls + "-list"));
+      ul.appendChild(el("li", "cv-li " + cls, p.text));
+    });
+  }
+
   function answer(st, d) {
     var box = el("div", "cv-answer");
     box.appendChild(el("p", "cv-label-a", d.label));
@@ -319,9 +331,7 @@
       }
     }
     if (d.clarify) box.appendChild(el("p", "cv-clarify", d.clarify)); // asks back: not a quote
-    (d.before || []).forEach(function (p) { // what names its antecedent ("Dichos ocupantes…")
-      box.appendChild(el("p", "cv-before", p.text));
-    });
+    beside(box, d.before, "cv-before"); // what names its antecedent ("Dichos ocupantes…")
     if (d.lead_in) box.appendChild(el("p", "cv-lead-in", d.lead_in.text));
     var items = d.items || [], inList = items.some(function (p) { return p.answer; });
     if (d.table) {
@@ -347,9 +357,7 @@
       box.appendChild(ul);
     }
     if (d.exception) box.appendChild(el("p", "cv-exception", "Excepción: " + d.exception.text));
-    (d.after || []).forEach(function (p) { // the passage after it that qualifies it
-      box.appendChild(el("p", "cv-after", p.text));
-    });
+    beside(box, d.after, "cv-after"); // what qualifies it, the same rule's other cases
     st.answer = box;
     st.item.appendChild(box);
   }

@@ -119,12 +119,15 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     margin = other_margin(ranked)
     result = replace(result, hits=ranked[:deps.k],
                      evidence=(*result.evidence, ("other_margin", margin)))
-    hits = [(e, h.score) for h in result.hits if (e := deps.allowlist.get(h.ref)) is not None]
+    hits = _distinct([(e, h.score) for h in result.hits
+                      if (e := deps.allowlist.get(h.ref)) is not None])
     retrieved = [e for e, _ in hits]
     defined = reader.glossary.asked(q.stem)
     if defined is not None and (entry := deps.allowlist.get(defined)) is not None:
         return _definition(q, result, entry, retrieved, reader)
     candidates, priors = reader.expand(retrieved, [s for _, s in hits])
+    kept = _distinct(list(zip(candidates, priors, strict=True)))
+    candidates, priors = [e for e, _ in kept], [w for _, w in kept]
     if deep:
         candidates, priors = _deeper_tables(ranked, deps, reader, candidates, priors)
     entries = tuple(candidates)
@@ -147,6 +150,19 @@ def read(text: str, deps: Deps, reader: Reader) -> Reading:
     if decision.outcome == ANSWER and span is not None and q.options:
         choice = _judge(q, span, entries)
     return Reading(q, result, entries, span, decision, choice, len(retrieved))
+
+
+def _distinct(pairs: Sequence[tuple[AllowlistEntry, float]]) -> list[tuple[AllowlistEntry, float]]:
+    """Each passage once, and each wording once: the anexo II states "Luces de avería y de
+    cruce encendidas." in four places, and an answer showing it four times reads as noise. The
+    first (best ranked) of passages worded alike is kept."""
+    seen: set[str] = set()
+    out = []
+    for e, w in pairs:
+        if e.ref not in seen and e.text not in seen:
+            seen.update((e.ref, e.text))
+            out.append((e, w))
+    return out
 
 
 def _definition(q: Question, result: SearchResult, entry: AllowlistEntry,

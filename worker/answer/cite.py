@@ -12,7 +12,7 @@ what the stages look up: IDF weights, parents, tables, links.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from citavial.build.index.collect import parent_ref
@@ -25,6 +25,7 @@ from citavial.worker.answer.events import (
     ABSENT,
     Abstain,
     Answer,
+    Beside,
     Citation,
     Citations,
     DecisionInfo,
@@ -250,11 +251,32 @@ def answer_event(q: Question, span: Span, choice: Verdict | None,
         lead_in=shown(span.lead_in), exception=shown(span.exception),
         table=Table(cells=span.cells) if span.cells else None,
         option=None if choice is None else option_payload(choice, reader),
-        before=tuple(Shown(text=p.text, cite=number.get(p.ref, 1)) for p in span.before),
+        before=beside(span.before, (span.lead_in or span.main).ref, number, reader),
         items=tuple(Item(text=p.text, cite=number.get(p.ref, 1), answer=p.ref == span.main.ref)
                     for p in span.items),
-        after=tuple(Shown(text=p.text, cite=number.get(p.ref, 1)) for p in span.after),
+        after=beside(span.after, (span.items[-1] if span.items else span.main).ref, number,
+                     reader),
         clarify=clarify(span.cells))
+
+
+def beside(pieces: Sequence[Piece], answer: str, number: Mapping[str, int],
+           reader: Reader) -> tuple[Beside, ...]:
+    """The words shown before or after the answer, each run of another article part
+    (``_apartado``) than the one shown before it headed by its first passage's label ("art.
+    104", as the sources label it), and a list item marked as one (its lead-in is shown too).
+    The first piece is compared with ``answer``: the answer's lead-in (or words) for those
+    before it, its last item (or words) for those after."""
+    out, last = [], _apartado(answer)
+    refs = {p.ref for p in pieces}
+    for p in pieces:
+        e = reader.allowlist.get(p.ref)
+        part = _apartado(p.ref)
+        lead = reader.lead_in(p.ref)
+        out.append(Beside(text=p.text, cite=number.get(p.ref, 1),
+                          heading=e.label if e is not None and part != last else None,
+                          item=lead is not None and lead.ref in refs))
+        last = part
+    return tuple(out)
 
 
 def option_payload(choice: Verdict, reader: Reader) -> Option:

@@ -86,6 +86,19 @@ class Shown:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Beside:
+    """Words shown before or after the answer's own: ``heading`` is the label of the article
+    part they open ("art. 104") when it is not the one just shown, so a case of the same rule
+    read from elsewhere reads under its own label as the sources do; ``item``: a list item
+    (shown as one, after its lead-in)."""
+
+    text: str
+    cite: int
+    heading: str | None = None
+    item: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class Item:
     """An item of the list an answer introduces or belongs to (``answer``: it is the answer)."""
 
@@ -166,9 +179,9 @@ class Answer:
     exception: Shown | None = None
     table: Table | None = None
     option: Option | None = None
-    before: tuple[Shown, ...] = ()
+    before: tuple[Beside, ...] = ()
     items: tuple[Item, ...] = ()
-    after: tuple[Shown, ...] = ()
+    after: tuple[Beside, ...] = ()
     clarify: str | None = None
 
 
@@ -270,6 +283,7 @@ __all__ = ["ABSENT", "KINDS", "Abstain", "Absent", "AllowlistInfo", "Answer", "C
            "Citations", "CiteToken", "DecisionInfo", "Done", "Error", "Event", "GuardCut", "Item",
            "Keep", "Latency", "ModelInfo", "Option", "PromptInfo", "QuoteCell", "Retract", "Sentences",
            "Shown",
+           "Beside",
            "Sign", "SignBrief", "Source", "Sources", "Table", "Token", "payload", "to_wire"]
 
 

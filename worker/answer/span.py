@@ -17,6 +17,7 @@ Every piece of text here is a substring of an allowlist entry's text: nothing is
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,7 +29,8 @@ from citavial.worker.answer.options import option_score
 from citavial.worker.answer.question import EXCEPTION, NUMBER, YESNO, Question
 
 __all__ = ["Piece", "Cell", "Span", "select", "clauses", "coverage", "table_cells", "emphasis",
-           "decisiveness", "idf_table"]
+           "decisiveness", "idf_table", "label", "asks_when",
+           "states_case"]
 
 RETRIEVAL_WEIGHT = 2.0   # how much the retrieval's own score counts beside the words (chosen on dev)
 CLAUSE_SHARE = 0.3       # the clause's own coverage vs its passage's with its hooks (chosen on dev)
@@ -40,6 +42,14 @@ OPTION_WEIGHT = 0.0
 KIND_BONUS = 0.25        # the clause holds the kind of fact the question asks for
 LONG_WORDS = 45          # clauses longer than this lose a little (shortest span that settles it)
 MIN_HEADER = 0.5         # a table header must share at least one word with the question
+ASIDE = 0.5              # in choosing only: a "¿cuándo…?" clause that names the thing asked
+#                          about only in another rule's condition (states_case)
+LABEL_WORDS = 8          # a passage this short that holds no verb only names a thing (a label)
+# A word that can be a finite verb or carries a rule ("utilizarán", "llevará", "deben", "es",
+# "hay"): a short passage with none of them ("Luces de avería y de cruce encendidas.", a line of
+# an anexo's list of what a vehicle carries) names things and states no case.
+FINITE = re.compile(r"\b(?:\w{2,}(?:ra|ran|an|en)|es|son|esta|estan|hay|ha|han|"
+                    r"debe|puede|tiene|va|se)\b")
 
 
 @dataclass(frozen=True)
@@ -144,28 +154,75 @@ def best_clause(q: Question, entries: Sequence[AllowlistEntry], idf: Mapping[str
                 hooks: Callable[[str], Sequence[str]] = lambda ref: (),
                 semantic: Sequence[float] | None = None) -> tuple[Piece, float, int] | None:
     """The best clause, its score and its entry's index. A clause that only introduces a list
-    ("Queda prohibido adelantar:") or is a bare designator is never an answer by itself.
+    ("Queda prohibido adelantar:") or is a bare designator is no answer by itself (but see
+    ``_may_answer``); to a "¿cuándo…?" question, nor is a label (``label``).
     ``semantic[i]`` (entry i's meaning-similarity to the question) helps choose the clause but
     is not part of the score returned: the answer gate was calibrated on words alone."""
     best: tuple[float, float, int, int, float, Piece] | None = None
+    when = asks_when(q)
     for i, e in enumerate(entries):
         lead = lead_in(e.ref)
+        if when and lead is None and label(e.text):
+            continue   # "¿cuándo…?" asks for the cases a rule states: a label states none
         context = lead.text if lead is not None else ""
         whole = coverage(q, " ".join([context, e.text, *hooks(e.ref)]), idf)
         for a, b in clauses(e.text):
             text = e.text[a:b]
-            if text.rstrip().endswith(":") or len(P.WORDS.findall(text)) < 3:
+            if not _may_answer(text, when):
                 continue
             s = score_clause(q, text, context if a == 0 else "", weights[i], idf, whole)
             sem = SEMANTIC_WEIGHT * semantic[i] if semantic is not None else 0.0
             if q.options and OPTION_WEIGHT:
                 sem += OPTION_WEIGHT * decisiveness(q, f"{context} {text}")
+            if when and not states_case(q, text, idf):
+                sem -= ASIDE   # names the thing asked about only as another rule's condition
             key = (round(s + sem, 9), weights[i], -i, -a)
             if best is None or key > best[:4]:
                 best = (*key, s, Piece(e.ref, text, a, b))
     if best is None:
         return None
     return best[5], best[4], -best[2]
+
+
+def asks_when(q: Question) -> bool:
+    """A question that asks in which cases ("¿Cuándo hay que…?", "¿En qué casos…?") — not a
+    pasted statement that opens with a condition ("Cuando vende su coche, … en un plazo de...")."""
+    return P.Q_CASES.search(fold(q.stem)) is not None and "?" in q.stem
+
+
+def label(text: str) -> bool:
+    """``text`` is a one-line label that only names things: one clause of at most LABEL_WORDS
+    words with no word that may be a finite verb or a rule word (FINITE, RULE_WORDS)."""
+    folded = fold(text)
+    return (len(P.WORDS.findall(text)) <= LABEL_WORDS and len(clauses(text)) == 1
+            and not FINITE.search(folded) and not P.RULE_WORDS.search(folded))
+
+
+def _may_answer(text: str, when: bool) -> bool:
+    """A clause that only introduces a list ("Queda prohibido adelantar:") or is a bare
+    designator is no answer by itself — except, to a "¿cuándo…?" question, a lead-in that
+    states the rule ("Deberán llevar encendida de día la luz de corto alcance o cruce:"),
+    whose items are the cases asked for (shown with it, beside.py)."""
+    if len(P.WORDS.findall(text)) < 3:
+        return False
+    return not text.rstrip().endswith(":") or (when and P.RULE_WORDS.search(fold(text)) is not None)
+
+
+CONDITION = re.compile(r"\b(?:cuando|siempre que|si)\b")
+
+
+def states_case(q: Question, text: str, idf: Mapping[str, float]) -> bool:
+    """For a "¿cuándo…?" question: the question's rarest word in ``text`` stands before the
+    condition a rule is stated under ("Las luces de posición … deben estar encendidas siempre
+    que lo estén las de cruce" says when other lights go on, not the dipped beams; "b) Cuando
+    trabajen en…" is itself a case)."""
+    named = [t for t in q.terms if t in set(stems(text))]
+    m = CONDITION.search(fold(text))
+    if not named or m is None or len(fold(text)) != len(text) \
+            or len(P.WORDS.findall(text[:m.start()])) < 3:
+        return True   # no condition, or one that opens the clause: the clause is a case
+    rarest = max(named, key=lambda t: (idf.get(t, 0.0), t))
+    return rarest in set(stems(text[:m.start()]))
 
 
 def decisiveness(q: Question, evidence: str) -> float:
