@@ -69,7 +69,9 @@ def test_product_hooks_are_clean_of_test_and_dev_clean_hooks_of_dev_too():
     from citavial.build.index.hooks import DEV_CLEAN, PROMOTED
     hooks_validate = _hooks_module("validate")
     golden = str(ROOT / "golden" / "golden-v2.jsonl")
-    for name in PROMOTED:
+    # A file clean of test+dev is clean of test: the product's hooks that are also dev-clean
+    # are checked once, against both splits.
+    for name in (n for n in PROMOTED if n not in DEV_CLEAN):
         assert hooks_validate.contamination(str(HOOKS_DIR / name), golden, ("test",)) == []
     for name in DEV_CLEAN:
         assert hooks_validate.contamination(str(HOOKS_DIR / name), golden,

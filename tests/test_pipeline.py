@@ -53,11 +53,11 @@ def test_failed_build_leaves_dist_untouched(tmp_path, previous_dist, breaker, me
     assert leftovers == []  # no staging directory left behind
 
 
-def test_build_is_deterministic(tmp_path):
-    a, b = tmp_path / "a", tmp_path / "b"
-    build_site(corpus_dir=CORPUS, out_dir=a, as_of=AS_OF, site_src=SITE_SRC)
-    build_site(corpus_dir=CORPUS, out_dir=b, as_of=AS_OF, site_src=SITE_SRC)
-    assert tree_hash(a) == tree_hash(b)
+def test_build_is_deterministic(cli_build, built_site):
+    """Two cold builds of the same input, byte-identical: THE test build (build_site, earlier in
+    this process) and this module's `citavial build --no-cache` (the command CI runs)."""
+    out, _ = cli_build
+    assert tree_hash(out) == tree_hash(built_site)
 
 
 def test_cli_reports_one_line_error(tmp_path, capsys):
@@ -80,7 +80,7 @@ def test_cli_rejects_bad_as_of(capsys):
 def test_cli_as_of_changes_the_site(tmp_path):
     out = tmp_path / "dist"
     assert main(["build", "--out", str(out), "--as-of", "2026-09-30", "--regulation-only"]) == 0
-    assert not (out / "art151.html").exists()
+    assert (out / "allowlist.json").exists() and not (out / "art151.html").exists()
     assert "30 de septiembre de 2026" in (out / "art48.html").read_text()
 
 
@@ -99,19 +99,29 @@ def _spy(monkeypatch, func) -> list[tuple]:
     return calls
 
 
-def test_one_build_reads_the_corpus_once(tmp_path, monkeypatch):
-    """`citavial build` verifies the manifests once and parses each corpus file once (the
-    changes and signs pages read the ingest's typed wordings, not the XML)."""
+@pytest.fixture(scope="module")
+def cli_build(tmp_path_factory):
+    """One `citavial build --no-cache` of the committed sources for AS_OF, every corpus read
+    spied: (dist, {function name: its calls}). Shared by the tests of this module that need a
+    whole build, so the module builds once."""
     import citavial.build.cli  # noqa: F401 - every module that may hold the spied functions
     import citavial.build.pipeline  # noqa: F401
     from citavial.build.corpus.integrity import verify_corpus
     from citavial.build.corpus.norms import verify_norms
     from citavial.build.ingest.markdown import ingest_report
     from citavial.build.safexml import parse_bytes
-    spied = {f.__name__: _spy(monkeypatch, f)
-             for f in (verify_corpus, verify_norms, parse_bytes, ingest_report)}
-    out = tmp_path / "dist"
-    assert main(["build", "--out", str(out), "--as-of", AS_OF.isoformat(), "--no-cache"]) == 0
+    out = tmp_path_factory.mktemp("cli-build") / "dist"
+    with pytest.MonkeyPatch.context() as mp:
+        spied = {f.__name__: _spy(mp, f)
+                 for f in (verify_corpus, verify_norms, parse_bytes, ingest_report)}
+        assert main(["build", "--out", str(out), "--as-of", AS_OF.isoformat(), "--no-cache"]) == 0
+    return out, spied
+
+
+def test_one_build_reads_the_corpus_once(cli_build):
+    """`citavial build` verifies the manifests once and parses each corpus file once (the
+    changes and signs pages read the ingest's typed wordings, not the XML)."""
+    _, spied = cli_build
     parsed = Counter(Path(where).name for _, where in spied["parse_bytes"])
     assert parsed == {"BOE-A-2003-23514.xml": 1, "BOE-A-2003-23514.metadatos.xml": 1}
     assert len(spied["verify_corpus"]) == 1 and len(spied["verify_norms"]) == 1

@@ -114,12 +114,6 @@ def test_content_written_for_today_fails_on_an_older_wording(tmp_path, capsys):
     assert "art48.1.b.p2" in capsys.readouterr().err  # reworded on 2026-10-01
 
 
-def test_regulation_only_builds_a_past_date(tmp_path):
-    out = tmp_path / "dist"
-    assert main(["build", "--out", str(out), "--as-of", "2026-09-30", "--regulation-only"]) == 0
-    assert (out / "allowlist.json").exists() and not (out / "art151.html").exists()
-
-
 @pytest.mark.parametrize("args, exit_code, reason", [
     pytest.param(["art48.1", "Las velocidades máximas que no deberán ser rebasadas"], 0, "",
                  id="ok"),

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from validate import DECONTAMINATION_JACCARD, golden_questions, nearest  # noqa: E402
+from validate import DECONTAMINATION_JACCARD, golden_questions, nearest, token_index  # noqa: E402
 
 from citavial.build.atomic import write_text  # noqa: E402
 
@@ -25,6 +25,7 @@ from citavial.build.atomic import write_text  # noqa: E402
 def decontaminate(hooks_path, golden_path, splits):
     """(kept lines, dropped questions) of ``hooks_path``."""
     golden, jaccard, normalize_tokens = golden_questions(golden_path, splits)
+    by_token = token_index(golden)
     lines, dropped = [], []
     with open(hooks_path, encoding="utf-8") as f:
         for line in f:
@@ -33,7 +34,7 @@ def decontaminate(hooks_path, golden_path, splits):
             obj = json.loads(line)
             keep = []
             for q in obj["questions"]:
-                near = nearest(q, golden, jaccard, normalize_tokens)
+                near = nearest(q, golden, jaccard, normalize_tokens, by_token)
                 (dropped.append((q, near[1])) if near[0] >= DECONTAMINATION_JACCARD
                  else keep.append(q))
             if keep:

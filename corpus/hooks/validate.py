@@ -116,22 +116,38 @@ def golden_questions(golden_path, splits=("test",)):
     return found, jaccard, normalize_tokens
 
 
-def nearest(question, golden, jaccard, normalize_tokens):
-    """(largest Jaccard, golden id) of ``question`` against ``golden``."""
+def token_index(golden):
+    """{token: positions in ``golden`` of the questions holding it}, for ``nearest``."""
+    index = {}
+    for i, (_, tokens) in enumerate(golden):
+        for t in tokens:
+            index.setdefault(t, []).append(i)
+    return index
+
+
+def nearest(question, golden, jaccard, normalize_tokens, by_token=None):
+    """(largest Jaccard, golden id) of ``question`` against ``golden``. With ``by_token``
+    (token_index(golden)) only the golden questions sharing a token are scored: every other one
+    is at Jaccard 0, so any score above 0 and its id are the same as a full scan's (only the id
+    given with a 0.0 may differ); about 10x fewer comparisons over the golden set."""
     t = normalize_tokens(question)
+    if by_token is not None and t:
+        near = sorted({i for tok in t for i in by_token.get(tok, ())})
+        golden = [golden[i] for i in near]
     return max(((jaccard(t, g), gid) for gid, g in golden), default=(0.0, ""))
 
 
 def contamination(hooks_path, golden_path, splits=("test",)):
     """Errors for hook questions within DECONTAMINATION_JACCARD of a question of ``splits``."""
     tests, jaccard, normalize_tokens = golden_questions(golden_path, splits)
+    by_token = token_index(tests)
     errors = []
     with open(hooks_path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
             for q in json.loads(line).get("questions", []):
-                near = nearest(q, tests, jaccard, normalize_tokens)
+                near = nearest(q, tests, jaccard, normalize_tokens, by_token)
                 if near[0] >= DECONTAMINATION_JACCARD:
                     errors.append(f"line {n}: hook {q!r} is within Jaccard {near[0]:.2f} of "
                                   f"golden question {near[1]} (remove the hook)")

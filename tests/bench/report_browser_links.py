@@ -47,7 +47,8 @@ def main() -> int:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                             args=CHROMIUM_ARGS)
                 page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-                report = check_links(site, f"http://127.0.0.1:{server.server_address[1]}", page)
+                report = check_links(site, f"http://127.0.0.1:{server.server_address[1]}", page,
+                                     every_context=True)
                 browser.close()
         finally:
             server.shutdown()
