@@ -117,10 +117,18 @@ NUMBER_WITH_UNIT = re.compile(
 # is given, not asked.
 SPEED_FIGURE = re.compile(r"\b\d+\s*(?:km/h|km por hora|kilómetros por hora|kilometros por hora)",
                           re.IGNORECASE)
-# Folded text of an exception clause inside a passage ("salvo …", "excepto …", "no obstante").
 # Folded words that forbid what a clause names (worker/answer/cases.py: a rule's force).
 PROHIBITS = re.compile(r"\b(?:prohibid[oa]s?|se prohibe|prohibe|no podran?|no deberan?|no debe)\b")
+# Folded text of an exception clause inside a passage ("salvo …", "excepto …", "no obstante").
 EXCEPTION_WORDS = re.compile(r"\b(?:salvo|excepto|exceptuan?|excepcion|no obstante|sin perjuicio)\b")
+
+# Folded words that may be a finite verb or carry a rule ("utilizaran", "llevara", "deben", "es",
+# "hay"): a short passage with none of them ("Luces de avería y de cruce encendidas.", a line of
+# an anexo's list of what a vehicle carries) names things and states no case (span.label).
+FINITE = re.compile(r"\b(?:\w{2,}(?:ra|ran|an|en)|es|son|esta|estan|hay|ha|han|"
+                    r"debe|puede|tiene|va|se)\b")
+# Folded words that open the condition a rule is stated under (span.states_case).
+CONDITION = re.compile(r"\b(?:cuando|siempre que|si)\b")
 
 # --- the words beside the answer (worker/answer/beside.py, on folded text) -----------------------
 

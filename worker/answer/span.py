@@ -17,7 +17,6 @@ Every piece of text here is a substring of an allowlist entry's text: nothing is
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -45,11 +44,6 @@ MIN_HEADER = 0.5         # a table header must share at least one word with the 
 ASIDE = 0.5              # in choosing only: a "¿cuándo…?" clause that names the thing asked
 #                          about only in another rule's condition (states_case)
 LABEL_WORDS = 8          # a passage this short that holds no verb only names a thing (a label)
-# A word that can be a finite verb or carries a rule ("utilizarán", "llevará", "deben", "es",
-# "hay"): a short passage with none of them ("Luces de avería y de cruce encendidas.", a line of
-# an anexo's list of what a vehicle carries) names things and states no case.
-FINITE = re.compile(r"\b(?:\w{2,}(?:ra|ran|an|en)|es|son|esta|estan|hay|ha|han|"
-                    r"debe|puede|tiene|va|se)\b")
 
 
 @dataclass(frozen=True)
@@ -195,7 +189,7 @@ def label(text: str) -> bool:
     words with no word that may be a finite verb or a rule word (FINITE, RULE_WORDS)."""
     folded = fold(text)
     return (len(P.WORDS.findall(text)) <= LABEL_WORDS and len(clauses(text)) == 1
-            and not FINITE.search(folded) and not P.RULE_WORDS.search(folded))
+            and not P.FINITE.search(folded) and not P.RULE_WORDS.search(folded))
 
 
 def _may_answer(text: str, when: bool) -> bool:
@@ -208,16 +202,14 @@ def _may_answer(text: str, when: bool) -> bool:
     return not text.rstrip().endswith(":") or (when and P.RULE_WORDS.search(fold(text)) is not None)
 
 
-CONDITION = re.compile(r"\b(?:cuando|siempre que|si)\b")
-
-
 def states_case(q: Question, text: str, idf: Mapping[str, float]) -> bool:
     """For a "¿cuándo…?" question: the question's rarest word in ``text`` stands before the
     condition a rule is stated under ("Las luces de posición … deben estar encendidas siempre
     que lo estén las de cruce" says when other lights go on, not the dipped beams; "b) Cuando
     trabajen en…" is itself a case)."""
-    named = [t for t in q.terms if t in set(stems(text))]
-    m = CONDITION.search(fold(text))
+    words = set(stems(text))
+    named = [t for t in q.terms if t in words]
+    m = P.CONDITION.search(fold(text))
     if not named or m is None or len(fold(text)) != len(text) \
             or len(P.WORDS.findall(text[:m.start()])) < 3:
         return True   # no condition, or one that opens the clause: the clause is a case
