@@ -265,10 +265,13 @@ def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, tmp_path)
     shutil.copytree(SITE_SRC, site)
     _edit_guide(site)
     entries = lambda stage: sorted((cache / stagecache.STAGES).glob(f"{stage}-*.json"))
-    proven, norms = entries("links"), entries("norms")
+    kept = {s: entries(s) for s in ("links", "norms", "corpus", "icons")}
+    pages = [json.loads(p.read_bytes())["note"] for p in entries("pages")]
     edited = build("edit", site, cache)
     assert "(from the build cache);" in edited and "inputs unchanged" not in edited
-    assert (entries("links"), entries("norms")) == (proven, norms)   # hits
+    assert {s: entries(s) for s in kept} == kept and all(kept.values())   # hits
+    proven, norms = kept["links"], kept["norms"]
+    assert [json.loads(p.read_bytes())["note"] for p in entries("pages")] != pages   # the edit
     build("edit-uncached", site, None)
     assert tree_hash(tmp_path / "edit") == tree_hash(tmp_path / "edit-uncached")
     assert tree_hash(tmp_path / "edit") != tree_hash(built_site)
@@ -366,3 +369,4 @@ def test_a_cache_that_cannot_be_written_is_turned_off_not_an_error(tmp_path, src
     cache.store("site", KEY, src, sorted(FILES))
     assert cache.root is None and cache.restore("site", KEY, tmp_path / "out") is None
     assert "cannot be written" in capsys.readouterr().err
+
