@@ -150,6 +150,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         return restored
     site_src = Path(site_src)
     base_url = normalize_base_url(base_url)
+    cache.hold()   # one collection of unnamed blobs, after the last entry (cache.release)
     corpus = read_corpus(Path(corpus_dir), as_of, cache_dir,   # the build's one read of it
                          (cache, inputs))
     reg, others = corpus.regulation, corpus.others
@@ -235,6 +236,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     counts = (f"{len(pages)} pages, {len(reg.units) + sum(len(r.units) for r in others)} "
               f"units ({per_norm}), {len(allowlist)} citable passages")
     cache.commit(stashed, "site", site_key, counts)   # the whole site, once it is swapped in
+    cache.release()
     return (f"built {counts} "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
             f"({len(guides)} guides, {len(bank)} practice questions); prose check: {len(items)} "

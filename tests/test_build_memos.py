@@ -165,3 +165,24 @@ def test_a_foreign_page_memo_is_not_used(tmp_path, note):
     memo = PageMemo(StageCache(cache))
     StageCache(cache).commit([], STAGE, memo.key, json.dumps(note))
     assert _publish(_site(tmp_path / "two"), cache)[1:] == (0, first[2])
+
+
+# --- one collection of unnamed blobs per build (stagecache.StageCache.hold) ---------------------
+
+def test_held_blobs_are_dropped_once_at_release(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.txt").write_bytes(b"one")
+    cache = StageCache(tmp_path / "cache")
+    cache.store("site", Key("t").text("v", "1").hexdigest(), src, ["a.txt"])
+    blobs = lambda: sorted(p.name for p in (cache.root / "blobs").iterdir())
+    first = blobs()
+    cache.hold()
+    (src / "a.txt").unlink()
+    (src / "a.txt").write_bytes(b"two")
+    cache.store("site", Key("t").text("v", "2").hexdigest(), src, ["a.txt"])
+    assert set(first) < set(blobs())   # the old entry's blob kept while held
+    cache.release()
+    assert len(blobs()) == 1 and blobs() != first
+    assert cache.restore("site", Key("t").text("v", "2").hexdigest(), tmp_path / "o")
+    assert (tmp_path / "o" / "a.txt").read_bytes() == b"two"
