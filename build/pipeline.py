@@ -32,9 +32,6 @@ from citavial.build.gate.verify import (
     regulation_for,
     verify,
 )
-from citavial.build.index.collect import collect
-from citavial.build.index.embed import corpus_model, load_embedder
-from citavial.build.index.make import DEV_INDEX_DIR, Analysis, build_index, promoted_hooks
 from citavial.build.ingest import from_bloques, parse_texto, source_of, with_renames
 from citavial.build.ingest.markdown import ingest_norms
 from citavial.build.ingest.read import read_corpus
@@ -153,7 +150,9 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         return restored
     site_src = Path(site_src)
     base_url = normalize_base_url(base_url)
-    corpus = read_corpus(Path(corpus_dir), as_of, cache_dir)   # the build's one read of it
+    cache.hold()   # one collection of unnamed blobs, after the last entry (cache.release)
+    corpus = read_corpus(Path(corpus_dir), as_of, cache_dir,   # the build's one read of it
+                         (cache, inputs))
     reg, others = corpus.regulation, corpus.others
     guides = [] if regulation_only else read_guides(site_src / "content")
     bank = [] if regulation_only else read_bank(site_src / "practice")
@@ -204,11 +203,11 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             ExtraPage("offline.html", "offline.html", {}),
         ]
         pages += render_pages(reg, site_src, stage, extra, base_url=base_url, images=images)
-        write_json(stage / "allowlist.json", allowlist_json(reg, allowlist, others))
         renames = Path(corpus_dir) / RENAMES_FILE
         if renames.is_file():   # `citavial mcp` reads only dist/
             write_staged_bytes(stage / RENAMES_FILE, renames.read_bytes())
-        proven.write((reg, *others), allowlist, site_pages)
+        proven.write((reg, *others), allowlist, site_pages, lambda: write_json(
+            stage / "allowlist.json", allowlist_json(reg, allowlist, others)))
         gate["rows"] = row_counts(stage)   # table rows: own link, or their table's (no fragment)
         # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
         rgc = [e for e in allowlist if e.norm == NORM]
@@ -237,6 +236,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     counts = (f"{len(pages)} pages, {len(reg.units) + sum(len(r.units) for r in others)} "
               f"units ({per_norm}), {len(allowlist)} citable passages")
     cache.commit(stashed, "site", site_key, counts)   # the whole site, once it is swapped in
+    cache.release()
     return (f"built {counts} "
             f"as of {as_of.isoformat()} into {out_dir}; gate: {len(checks)} quotes verified "
             f"({len(guides)} guides, {len(bank)} practice questions); prose check: {len(items)} "
@@ -274,7 +274,13 @@ def _make_indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, sta
     """The product's index (dist/index/, every promoted hook, + the static search) and the
     dev-clean one that dev-split measurements read (dist/index-dev/, build/index/hooks.py),
     sharing one analysis of their texts, over the passages of every norm in ``regs`` (the other
-    norms have no hooks and enter the ranking with a prior: lexical.OTHER_NORM_PRIOR)."""
+    norms have no hooks and enter the ranking with a prior: lexical.OTHER_NORM_PRIOR).
+    Imported here: numpy and the embedder (~0.3 s of CPU) are not loaded by a build whose
+    index comes from the stage cache."""
+    from citavial.build.index.collect import collect
+    from citavial.build.index.embed import corpus_model, load_embedder
+    from citavial.build.index.make import DEV_INDEX_DIR, Analysis, build_index, promoted_hooks
+
     passages = tuple(p for reg in regs for p in collect(reg))
     urls = {e.ref: e.url for e in allowlist}
     analysis = Analysis(load_embedder(corpus_model(corpus_dir)), cache_dir)

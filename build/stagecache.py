@@ -186,6 +186,7 @@ class StageCache:
 
     def __init__(self, build_cache: Path | None) -> None:
         self.root = None if build_cache is None else Path(build_cache) / STAGES
+        self.held = False   # hold(): unnamed blobs are dropped once, by release()
 
     def _manifest(self, stage: str, key: str) -> Path:
         assert self.root is not None and _NAME.fullmatch(stage) and _HEX64.fullmatch(key)
@@ -284,7 +285,21 @@ class StageCache:
             for old in self.root.glob(f"{stage}-*.json"):
                 if old != manifest:
                     old.unlink(missing_ok=True)
-            self._collect_garbage()
+            if not self.held:
+                self._collect_garbage()
+        except OSError as err:
+            self._give_up(err)
+
+    def hold(self) -> None:
+        """Drop unnamed blobs once, at ``release``, not at each ``commit`` (a collection reads
+        every manifest and lists every blob; a failed build leaves them to the next one)."""
+        self.held = True
+
+    def release(self) -> None:
+        self.held = False
+        try:
+            if self.root is not None:
+                self._collect_garbage()
         except OSError as err:
             self._give_up(err)
 

@@ -4,16 +4,14 @@ between builds, and a cached build writes the very bytes of an uncached one."""
 
 from __future__ import annotations
 
-import re
 import shutil
 
 import numpy as np
 import pytest
-from support import AS_OF, CORPUS, SITE_SRC, tree_hash
+from support import CORPUS
 
 from citavial.build.corpus.norms import verify_norms
 from citavial.build.index.embed import corpus_model, load_embedder
-from citavial.build.index.hooks import load_hooks, promoted_hooks
 from citavial.build.index.make.analysis import CACHE_PREFIX, Analysis
 from citavial.build.ingest.markdown import pdftables
 
@@ -85,24 +83,8 @@ def test_stale_keys_are_dropped_on_save(embedder, tmp_path):
         assert data["keys"].shape == (1, 32)
 
 
-@pytest.mark.slow
-def test_cached_build_is_byte_identical_to_an_uncached_one(built_site, tmp_path):
-    """One extra build, reading a cache that already holds every hook question's vector (filled
-    here without a build), against THE test build (no cache): the same tree, and the hooks were
-    read from the cache, not embedded."""
-    from citavial.build.pipeline import build_site
-    fill = Analysis(load_embedder(corpus_model(CORPUS)), tmp_path / "cache")
-    citable = set(re.findall(r'"ref": "([^"]+)"', (built_site / "allowlist.json").read_text()))
-    for dev_clean in (False, True):
-        hooks, _ = load_hooks(promoted_hooks(CORPUS, dev_clean=dev_clean), citable)
-        fill.encode([h.question for h in hooks])
-    fill.save()
-    report = build_site(corpus_dir=CORPUS, out_dir=tmp_path / "dist", as_of=AS_OF,
-                        site_src=SITE_SRC, cache_dir=tmp_path / "cache")
-    embedded = int(re.search(r"(\d+) texts embedded", report).group(1))
-    n_passages = int(re.search(r"(\d+) citable passages", report).group(1))
-    assert 0 < embedded <= n_passages < fill.embedded
-    assert tree_hash(tmp_path / "dist") == tree_hash(built_site)
+# A cached build's bytes, with every hook question's vector read from the cache: one cold cached
+# build shared with the stage cache's proofs (tests/test_stage_cache.py, cold_cached).
 
 
 _NEEDS_POPPLER = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")

@@ -246,18 +246,50 @@ def _edit_guide(site) -> None:
                      encoding="utf-8")
 
 
+@pytest.fixture(scope="module")
+def cold_cached(built_site, tmp_path_factory):
+    """One build that fills an empty stage cache, beside embeddings that already hold every
+    hook question's vector (filled here without a build): (its folder, the cache, its report).
+    Shared by the tests below, so the suite pays one cold cached build for both proofs."""
+    from citavial.build.index.embed import corpus_model, load_embedder
+    from citavial.build.index.hooks import load_hooks, promoted_hooks
+    from citavial.build.index.make.analysis import Analysis
+    from citavial.build.pipeline import build_site
+    root = tmp_path_factory.mktemp("cold-cached")
+    fill = Analysis(load_embedder(corpus_model(CORPUS)), root / "cache")
+    citable = set(re.findall(r'"ref": "([^"]+)"', (built_site / "allowlist.json").read_text()))
+    for dev_clean in (False, True):
+        hooks, _ = load_hooks(promoted_hooks(CORPUS, dev_clean=dev_clean), citable)
+        fill.encode([h.question for h in hooks])
+    fill.save()
+    report = build_site(corpus_dir=CORPUS, out_dir=root / "cold", as_of=AS_OF,
+                        site_src=SITE_SRC, cache_dir=root / "cache")
+    return root, root / "cache", report, fill.embedded
+
+
 @pytest.mark.slow
-def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, tmp_path):
+def test_hook_vectors_come_from_the_embeddings_cache(built_site, cold_cached):
+    """The cold build read every hook question's vector from the cache (only passages were
+    embedded) and wrote the very bytes of THE test build (no cache)."""
+    root, _cache, report, filled = cold_cached
+    embedded = int(re.search(r"(\d+) texts embedded", report).group(1))
+    n_passages = int(re.search(r"(\d+) citable passages", report).group(1))
+    assert 0 < embedded <= n_passages < filled
+    assert tree_hash(root / "cold") == tree_hash(built_site)
+
+
+@pytest.mark.slow
+def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, cold_cached):
     """THE test build (no cache) against: a build that fills the cache, a build served whole
     from it, and — after one guide edit — a build that copies the index and the deep links
     from it, against an uncached build of the edited sources; then a template edit, whose
     norm pages are rendered again, against an uncached build of that."""
     from citavial.build.pipeline import build_site
-    cache = tmp_path / "cache"
+    tmp_path, cache, cold, _filled = cold_cached
     build = lambda out, site, cache_dir: build_site(corpus_dir=CORPUS, out_dir=tmp_path / out,
                                                     as_of=AS_OF, site_src=site,
                                                     cache_dir=cache_dir)
-    assert "from the build cache" not in build("cold", SITE_SRC, cache)
+    assert "from the build cache" not in cold
     assert tree_hash(tmp_path / "cold") == tree_hash(built_site)
     assert re.search(r"from the build cache \(inputs unchanged", build("warm", SITE_SRC, cache))
     assert tree_hash(tmp_path / "warm") == tree_hash(built_site)
@@ -265,10 +297,13 @@ def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, tmp_path)
     shutil.copytree(SITE_SRC, site)
     _edit_guide(site)
     entries = lambda stage: sorted((cache / stagecache.STAGES).glob(f"{stage}-*.json"))
-    proven, norms = entries("links"), entries("norms")
+    kept = {s: entries(s) for s in ("links", "norms", "corpus", "icons")}
+    pages = [json.loads(p.read_bytes())["note"] for p in entries("pages")]
     edited = build("edit", site, cache)
     assert "(from the build cache);" in edited and "inputs unchanged" not in edited
-    assert (entries("links"), entries("norms")) == (proven, norms)   # hits
+    assert {s: entries(s) for s in kept} == kept and all(kept.values())   # hits
+    proven, norms = kept["links"], kept["norms"]
+    assert [json.loads(p.read_bytes())["note"] for p in entries("pages")] != pages   # the edit
     build("edit-uncached", site, None)
     assert tree_hash(tmp_path / "edit") == tree_hash(tmp_path / "edit-uncached")
     assert tree_hash(tmp_path / "edit") != tree_hash(built_site)
@@ -366,3 +401,4 @@ def test_a_cache_that_cannot_be_written_is_turned_off_not_an_error(tmp_path, src
     cache.store("site", KEY, src, sorted(FILES))
     assert cache.root is None and cache.restore("site", KEY, tmp_path / "out") is None
     assert "cannot be written" in capsys.readouterr().err
+

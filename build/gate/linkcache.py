@@ -14,6 +14,7 @@ keeps, under the same key, the (ref, quote) pairs that passed and their deep lin
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from citavial.build.stagecache import Key, StageCache, listing, unpack, written
 
 STAGE = "links"
 QUOTES = "quotes"
+KEPT = ("allowlist.json",)   # what ``write``'s ``files`` writes
 _FIELDS = tuple(f.name for f in fields(AllowlistEntry))
 
 
@@ -56,12 +58,18 @@ class Links:
         self.allowlist = entries
 
     def write(self, regs: tuple[Regulation, ...], allowlist: list[AllowlistEntry],
-              pages: Pages) -> None:
+              pages: Pages, files: Callable[[], None] = lambda: None) -> None:
         """Each page's link script (deeplinks.py): from the cache when ``allowlist`` came from
-        it, else proven now, and cached with the allowlist."""
+        it, else proven now, and cached with the allowlist. ``files`` writes the stage's other
+        files made of the allowlist and the norms alone (allowlist.json: ~6.6 MB of indented
+        JSON, ~0.3 s of CPU to encode): kept in the same entry, restored with the scripts."""
         if self.found is not None and unpack(self.found, self.stage) is not None:
+            if all((self.stage / rel).is_file() for rel in KEPT):
+                return
+            files()   # an entry without them (not one this code wrote): write them anew
             return
         before = listing(self.stage) if self.key else {}
+        files()
         for reg in regs:
             write_page_links(reg, self.stage, allowlist, pages)
         if self.key:

@@ -20,6 +20,8 @@ from pathlib import Path, PurePosixPath
 from citavial.build import patterns
 from citavial.build.atomic import write_staged, write_staged_bytes
 from citavial.build.errors import BuildError
+from citavial.build.stagecache import StageCache
+from citavial.build.web.pagememo import PageMemo
 
 # Concatenated at build time so that a page costs one stylesheet and one script request; the
 # parts are authored (and tested) separately. Bundle → parts, in order.
@@ -94,29 +96,61 @@ def _folder(page: Path, stage: Path) -> str | None:
         return None
 
 
-def hash_assets(stage: Path, extra: tuple[str, ...] = ()) -> dict[str, str]:
+def hash_assets(stage: Path, extra: tuple[str, ...] = (), memo: PageMemo | None = None
+                ) -> dict[str, str]:
     """Rename every asset the pages reference (plus ``extra``) to its hashed name; rewrite the
-    pages; return {logical: hashed}. A referenced asset that does not exist stops the build."""
+    pages; return {logical: hashed}. A referenced asset that does not exist stops the build.
+    ``memo``: the pages an earlier build published (pagememo.py), reused where unchanged."""
+    memo = PageMemo(StageCache(None)) if memo is None else memo
     wanted: set[str] = set(extra)
+    given: dict[Path, tuple[str, bytes]] = {}
     for page in pages(stage):
-        for m in patterns.URL_ATTRIBUTE.finditer(page.read_text("utf-8")):
-            target = local_target(page, stage, m.group("url"))
-            if target and _suffix(target) in HASHED_SUFFIXES and target not in wanted:
-                if not (stage / target).is_file():
-                    raise BuildError(page.name, f"{m.group('attr')}=\"{m.group('url')}\" "
-                                     f"names {target}, which the build did not write",
-                                     "fix the template or add the file to site_src/static/")
-                wanted.add(target)
+        rel, data = page.relative_to(stage).as_posix(), page.read_bytes()
+        given[page] = (rel, data)
+        targets = memo.targets(rel, data)
+        if targets is None or not all(t in wanted or (stage / t).is_file() for t in targets):
+            targets = _targets(page, stage, _text(data))   # a missing asset: its own error
+        memo.saw(rel, targets)
+        wanted.update(targets)
     renamed = {}
     for rel in sorted(wanted):
         data = (stage / rel).read_bytes()
         new = hashed_name(rel, data)
         (stage / rel).rename(stage / new)
         renamed[rel] = new
-    for page in pages(stage):
-        rewrite_urls(page, stage, lambda target, url: _hashed_url(renamed, target, url))
-    write_staged(stage / ASSET_MAP, json.dumps(renamed, sort_keys=True, indent=1) + "\n")
+    table = json.dumps(renamed, sort_keys=True, indent=1) + "\n"
+    map_digest = hashlib.sha256(table.encode("utf-8")).hexdigest()
+    for page, (rel, data) in given.items():
+        out = memo.rewritten(rel, map_digest)
+        if out is None:
+            text = _text(data)
+            new_text = _rewritten(page, stage, text,
+                                  lambda target, url: _hashed_url(renamed, target, url))
+            out = data if new_text == text else new_text.encode("utf-8")
+        if out != data:
+            write_staged_bytes(page, out)
+    memo.save(stage, map_digest)
+    write_staged(stage / ASSET_MAP, table)
     return renamed
+
+
+def _text(data: bytes) -> str:
+    """A page's bytes as ``Path.read_text`` reads them (UTF-8, universal newlines)."""
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _targets(page: Path, stage: Path, html: str) -> tuple[str, ...]:
+    """The scripts and stylesheets the page's URLs name, in order (each once)."""
+    found: dict[str, None] = {}
+    for m in patterns.URL_ATTRIBUTE.finditer(html):
+        target = local_target(page, stage, m.group("url"))
+        if target and _suffix(target) in HASHED_SUFFIXES and target not in found:
+            if not (stage / target).is_file():
+                raise BuildError(page.name, f"{m.group('attr')}=\"{m.group('url')}\" "
+                                 f"names {target}, which the build did not write",
+                                 "fix the template or add the file to site_src/static/")
+            found[target] = None
+    return tuple(found)
 
 
 def _hashed_url(renamed: dict[str, str], target: str, url: str) -> str:
@@ -131,15 +165,18 @@ def _hashed_url(renamed: dict[str, str], target: str, url: str) -> str:
 def rewrite_urls(page: Path, stage: Path, fn) -> None:
     """Apply ``fn(target, url) → url`` to every relative src/href of ``page``."""
     html = page.read_text("utf-8")
+    out = _rewritten(page, stage, html, fn)
+    if out != html:
+        write_staged(page, out)
 
+
+def _rewritten(page: Path, stage: Path, html: str, fn) -> str:
     def sub(m):
         target = local_target(page, stage, m.group("url"))
         new = fn(target, m.group("url")) if target else m.group("url")
         return f'{m.group("attr")}="{new}"'
 
-    out = patterns.URL_ATTRIBUTE.sub(sub, html)
-    if out != html:
-        write_staged(page, out)
+    return patterns.URL_ATTRIBUTE.sub(sub, html)
 
 
 def _gzip9(data: bytes) -> bytes:

@@ -1,0 +1,188 @@
+"""The build cache's memos of the edit path (issue 27): the parsed corpus kept as typed JSON
+(build/ingest/read.py, build/typedjson.py) and each page's asset rewrite (build/web/pagememo.py):
+reused only for the very inputs, a foreign entry is a miss, the output the same bytes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from support import AS_OF, CORPUS, tree_hash
+
+from citavial.build.stagecache import Key, StageCache
+
+# --- the parsed corpus (ingest/read.py) and typed JSON (typedjson.py) --------------------------
+
+def _read(tmp_path, inputs="a" * 64):
+    from citavial.build.ingest.read import read_corpus
+    return read_corpus(CORPUS, AS_OF, None, (StageCache(tmp_path), inputs))
+
+
+@pytest.fixture(scope="module")
+def corpus_cached(tmp_path_factory):
+    """The corpus read once with the cache on (its entry filled), and the cache folder."""
+    root = tmp_path_factory.mktemp("corpus-cache")
+    return _read(root), root
+
+
+def _no_parse(monkeypatch):
+    from citavial.build.ingest import read
+
+    def parse(*_args):
+        raise AssertionError("parsed again")
+    monkeypatch.setattr(read, "_parse", parse)
+
+
+def test_the_parsed_corpus_comes_back_from_the_cache_unparsed(corpus_cached, monkeypatch):
+    corpus, root = corpus_cached
+    _no_parse(monkeypatch)
+    again = _read(root)
+    assert again == corpus and again.wordings == corpus.wordings
+    assert again.regulation.units and again.others and again.wordings
+
+
+def _corpus_copy(tmp_path, corpus_cached):
+    shutil.copytree(corpus_cached[1], tmp_path / "c")
+    return tmp_path / "c"
+
+
+def test_another_inputs_digest_parses_the_corpus_again(tmp_path, corpus_cached, monkeypatch):
+    root = _corpus_copy(tmp_path, corpus_cached)
+    _no_parse(monkeypatch)
+    with pytest.raises(AssertionError, match="parsed again"):
+        _read(root, inputs="b" * 64)
+
+
+@pytest.mark.parametrize("payload", [
+    pytest.param(b'{"regulation": {}, "wordings": [], "others": []}', id="wrong-shape"),
+    pytest.param(b"\x80\x04\x95 pickle-like bytes", id="binary"),
+    pytest.param(b'{"regulation": ', id="truncated"),
+])
+def test_a_foreign_corpus_entry_is_parsed_again(tmp_path, corpus_cached, monkeypatch, payload):
+    """A manifest and blob that check out (rewritten together), holding no corpus: a miss."""
+    from citavial.build.ingest import read
+    root = _corpus_copy(tmp_path, corpus_cached)
+    cache = StageCache(root)
+    key = Key(read.STAGE).text("inputs", "a" * 64).hexdigest()
+    cache.commit(cache.stash_data({read.FILE: payload}), read.STAGE, key)
+    _no_parse(monkeypatch)
+    with pytest.raises(AssertionError, match="parsed again"):
+        _read(root)
+
+
+def test_typed_json_is_strict_and_builds_the_same_objects():
+    from dataclasses import dataclass
+
+    from citavial.build import typedjson
+    from citavial.build.models import Version
+
+    v = Version("BOE-A-1", AS_OF, AS_OF)
+    back = typedjson.loads(Version, typedjson.dumps(v))
+    assert back == v and hash(back) == hash(v) and back.__dict__ == v.__dict__
+    bad = json.loads(typedjson.dumps(v))
+    assert typedjson.loads(Version, json.dumps({**bad, "norm_id": 1}).encode()) is None
+    assert typedjson.loads(Version, json.dumps({**bad, "x": 1}).encode()) is None
+
+    @dataclass(frozen=True)
+    class Checked:
+        n: int
+
+        def __post_init__(self):
+            if self.n < 0:
+                raise ValueError("negative")
+
+    assert typedjson.loads(Checked, b'{"n": 2}') == Checked(2)
+    assert typedjson.loads(Checked, b'{"n": -1}') is None   # __post_init__ ran
+    assert typedjson.loads(Checked, b'{"n": true}') is None
+
+
+# --- each page's asset rewrite (web/pagememo.py) ------------------------------------------------
+
+def _site(root):
+    (root / "static").mkdir(parents=True)
+    (root / "static" / "app.js").write_text("console.log(1);\n")
+    (root / "a.html").write_text('<script src="static/app.js"></script>\n')
+    (root / "sub").mkdir()
+    (root / "sub" / "b.html").write_text('<p><script src="../static/app.js?v=1"></script></p>\n')
+    return root
+
+
+def _publish(root, cache_dir):
+    from citavial.build.web import assets
+    from citavial.build.web.pagememo import PageMemo
+    memo = PageMemo(StageCache(cache_dir))
+    renamed = assets.hash_assets(root, memo=memo)
+    return renamed, memo.reused, tree_hash(root)
+
+
+def test_unchanged_pages_are_not_rewritten_again_and_come_out_the_same(tmp_path):
+    cache = tmp_path / "cache"
+    first = _publish(_site(tmp_path / "one"), cache)
+    assert first[1] == 0
+    again = _publish(_site(tmp_path / "two"), cache)
+    assert again[1] == 2 and again[2] == first[2]
+    assert again[2] == _publish(_site(tmp_path / "off"), None)[2]
+
+
+def test_a_changed_page_or_asset_map_is_rewritten_anew(tmp_path):
+    cache = tmp_path / "cache"
+    _publish(_site(tmp_path / "one"), cache)
+    edited = _site(tmp_path / "edit")
+    (edited / "a.html").write_text('<p>otra</p><script src="static/app.js"></script>\n')
+    _renamed, reused, got = _publish(edited, cache)
+    assert reused == 1 and "otra" in (edited / "a.html").read_text()
+    assert got == _publish(_edit_a(_site(tmp_path / "off")), None)[2]
+    other = _site(tmp_path / "asset")
+    (other / "static" / "app.js").write_text("console.log(2);\n")   # another hashed name
+    renamed, reused, got = _publish(other, cache)
+    assert reused == 0 and renamed["static/app.js"] in (other / "sub" / "b.html").read_text()
+    assert got == _publish(_asset_off(tmp_path / "asset-off"), None)[2]
+
+
+def _edit_a(root):
+    (root / "a.html").write_text('<p>otra</p><script src="static/app.js"></script>\n')
+    return root
+
+
+def _asset_off(root):
+    _site(root)
+    (root / "static" / "app.js").write_text("console.log(2);\n")
+    return root
+
+
+@pytest.mark.parametrize("note", [
+    pytest.param({"map": 3, "pages": {}}, id="map-not-text"),
+    pytest.param({"map": "x", "pages": {"a.html": ["sha", ["../../etc/passwd"]]}},
+                 id="target-climbs-out"),
+    pytest.param({"map": "x", "pages": {"a.html": "sha"}}, id="page-not-a-pair"),
+    pytest.param([], id="not-an-object"),
+])
+def test_a_foreign_page_memo_is_not_used(tmp_path, note):
+    from citavial.build.web.pagememo import STAGE, PageMemo
+    cache = tmp_path / "cache"
+    first = _publish(_site(tmp_path / "one"), cache)
+    memo = PageMemo(StageCache(cache))
+    StageCache(cache).commit([], STAGE, memo.key, json.dumps(note))
+    assert _publish(_site(tmp_path / "two"), cache)[1:] == (0, first[2])
+
+
+# --- one collection of unnamed blobs per build (stagecache.StageCache.hold) ---------------------
+
+def test_held_blobs_are_dropped_once_at_release(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.txt").write_bytes(b"one")
+    cache = StageCache(tmp_path / "cache")
+    cache.store("site", Key("t").text("v", "1").hexdigest(), src, ["a.txt"])
+    blobs = lambda: sorted(p.name for p in (cache.root / "blobs").iterdir())
+    first = blobs()
+    cache.hold()
+    (src / "a.txt").unlink()
+    (src / "a.txt").write_bytes(b"two")
+    cache.store("site", Key("t").text("v", "2").hexdigest(), src, ["a.txt"])
+    assert set(first) < set(blobs())   # the old entry's blob kept while held
+    cache.release()
+    assert len(blobs()) == 1 and blobs() != first
+    assert cache.restore("site", Key("t").text("v", "2").hexdigest(), tmp_path / "o")
+    assert (tmp_path / "o" / "a.txt").read_bytes() == b"two"
