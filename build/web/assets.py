@@ -98,25 +98,47 @@ def hash_assets(stage: Path, extra: tuple[str, ...] = ()) -> dict[str, str]:
     """Rename every asset the pages reference (plus ``extra``) to its hashed name; rewrite the
     pages; return {logical: hashed}. A referenced asset that does not exist stops the build."""
     wanted: set[str] = set(extra)
-    for page in pages(stage):
-        for m in patterns.URL_ATTRIBUTE.finditer(page.read_text("utf-8")):
-            target = local_target(page, stage, m.group("url"))
-            if target and _suffix(target) in HASHED_SUFFIXES and target not in wanted:
-                if not (stage / target).is_file():
+    html = {page: page.read_text("utf-8") for page in pages(stage)}   # each page read once
+    target = _Targets(stage)
+    for page, text in html.items():
+        for m in patterns.URL_ATTRIBUTE.finditer(text):
+            rel = target(page, m.group("url"))
+            if rel and rel not in wanted and _suffix(rel) in HASHED_SUFFIXES:
+                if not (stage / rel).is_file():
                     raise BuildError(page.name, f"{m.group('attr')}=\"{m.group('url')}\" "
-                                     f"names {target}, which the build did not write",
+                                     f"names {rel}, which the build did not write",
                                      "fix the template or add the file to site_src/static/")
-                wanted.add(target)
+                wanted.add(rel)
     renamed = {}
     for rel in sorted(wanted):
         data = (stage / rel).read_bytes()
         new = hashed_name(rel, data)
         (stage / rel).rename(stage / new)
         renamed[rel] = new
-    for page in pages(stage):
-        rewrite_urls(page, stage, lambda target, url: _hashed_url(renamed, target, url))
+    for page, text in html.items():
+        rewrite_urls(page, stage, lambda rel, url: _hashed_url(renamed, rel, url), text, target)
     write_staged(stage / ASSET_MAP, json.dumps(renamed, sort_keys=True, indent=1) + "\n")
     return renamed
+
+
+class _Targets:
+    """local_target, remembered per (page folder, URL): the ~600 pages of a site repeat the
+    same few hundred URLs (stylesheet, scripts, the norms' pages) ~36,000 times."""
+
+    def __init__(self, stage: Path) -> None:
+        self.stage = stage
+        self.memo: dict[tuple[str, str], str | None] = {}
+
+    def __call__(self, page: Path, url: str) -> str | None:
+        folder = _folder(page, self.stage)
+        if folder is None:
+            return local_target(page, self.stage, url)
+        key = (folder, url)
+        try:
+            return self.memo[key]
+        except KeyError:
+            found = self.memo[key] = local_target(page, self.stage, url)
+            return found
 
 
 def _hashed_url(renamed: dict[str, str], target: str, url: str) -> str:
@@ -128,12 +150,15 @@ def _hashed_url(renamed: dict[str, str], target: str, url: str) -> str:
     return path[: path.rfind("/") + 1] + PurePosixPath(renamed[target]).name + rest
 
 
-def rewrite_urls(page: Path, stage: Path, fn) -> None:
-    """Apply ``fn(target, url) → url`` to every relative src/href of ``page``."""
-    html = page.read_text("utf-8")
+def rewrite_urls(page: Path, stage: Path, fn, html: str | None = None,
+                 targets: _Targets | None = None) -> None:
+    """Apply ``fn(target, url) → url`` to every relative src/href of ``page`` (``html``: its
+    text, when already read; ``targets``: a _Targets of ``stage`` shared by several pages)."""
+    html = page.read_text("utf-8") if html is None else html
+    target_of = _Targets(stage) if targets is None else targets
 
     def sub(m):
-        target = local_target(page, stage, m.group("url"))
+        target = target_of(page, m.group("url"))
         new = fn(target, m.group("url")) if target else m.group("url")
         return f'{m.group("attr")}="{new}"'
 
