@@ -20,21 +20,6 @@ def test_doc_terms(text, terms):
     assert L.doc_terms(text) == terms
 
 
-@pytest.mark.parametrize("parts", [
-    ["Artículo 48. Velocidades", "", "máximas 3.500 kg"],
-    ["véase el artículo", "48 y la señal", "R-101"],
-    ["señal R", "-101", "m-6.3"],
-    ["   ", "\u00a0de la\t", "ART.", "12", "3.500", "000"],
-    ["x-1", "1-x", "Artículos", "14 bis"],
-    [""],
-], ids=["title-context-text", "designator-across-pieces", "hyphen-at-an-edge",
-        "blank-and-stop-pieces", "codes-and-numbers-at-edges", "one-empty-piece"])
-def test_a_document_analysed_by_pieces_is_the_document_analysed_whole(parts):
-    """build_lexical analyses each piece of a document once (a title, a lead-in, a hook question
-    recur); the result is the joined text's, terms in the same order and the same forms."""
-    assert L.document_analysis(parts) == L.doc_analysis(" ".join(parts))
-
-
 @pytest.mark.parametrize("pattern,text,ok", [
     (P.SEARCH_SIGN_CODE, "r-101", True), (P.SEARCH_SIGN_CODE, "m-6.3", True), (P.SEARCH_SIGN_CODE, "s-28a", True),
     (P.SEARCH_SIGN_CODE, "p\u20111", True), (P.SEARCH_SIGN_CODE, "km-50", True), (P.SEARCH_SIGN_CODE, "abc-1", False),

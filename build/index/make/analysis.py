@@ -110,7 +110,6 @@ class Analysis:
         self.store = BuildCache(cache_dir, embedder) if cache_dir is not None else None
         self._terms: dict[str, list[str]] = {}        # text → analyze(text)
         self._docs: dict[str, list] = {}              # text → [terms, forms]
-        self._parts: dict[str, lexical.PartAnalysis] = {}   # a document's piece → its analysis
         self._vecs: dict[str, np.ndarray] = {}        # text → its embedding
         self.embedded = 0   # texts embedded by this build (the rest came from the cache)
 
@@ -130,25 +129,6 @@ class Analysis:
                 terms, forms = lexical.doc_analysis(text)
                 out = [terms, sorted(forms)]
             self._docs[text] = out
-        return out
-
-    def document(self, parts: Sequence[str]) -> tuple[list[str], frozenset[str]]:
-        """lexical.document_analysis(parts), once per document and once per piece."""
-        text = " ".join(parts)
-        out = self._docs.get(text)
-        if out is None and self.store is not None:
-            out = self.store.docs.get(digest(text).hex())
-        if out is None:
-            terms, forms = lexical.joined_analysis([self._part(t) for t in parts])
-            self._docs[text] = [terms, sorted(forms)]
-            return terms, forms
-        self._docs[text] = out
-        return out[0], frozenset(out[1])
-
-    def _part(self, text: str) -> lexical.PartAnalysis:
-        out = self._parts.get(text)
-        if out is None:
-            out = self._parts[text] = lexical.part_analysis(text)
         return out
 
     def doc_terms(self, text: str) -> list[str]:

@@ -35,7 +35,7 @@ The ranking is defined on integers so that site_src/static/search.js reproduces 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -91,50 +91,13 @@ def doc_terms(text: str) -> list[str]:
 
 def doc_analysis(text: str) -> tuple[list[str], frozenset[str]]:
     """(doc_terms, form_tokens) of a document from one tokenisation."""
-    return joined_analysis([part_analysis(text)])
-
-
-class PartAnalysis(NamedTuple):
-    """One piece of a document analysed alone (see joined_analysis)."""
-
-    tokens: list[str]        # its tokens (the folded text's SEARCH_CLIENT_TOKEN matches)
-    terms: list[str]         # its terms but designators (numbers, stems), in reading order
-    signs: list[str]         # its sign-code designators ("r-101")
-    forms: frozenset[str]    # its form tokens
-    arts: bool               # whether it may hold an article designator word
-
-
-def part_analysis(text: str) -> PartAnalysis:
     folded = fold(text)
     tokens = P.SEARCH_CLIENT_TOKEN.findall(folded)   # no capturing group: whole matches
     forms = {tok for tok in tokens if len(tok) > 1 and tok not in STOP_WORDS
              and not tok[0].isdigit()}
-    terms = [tok.replace(".", "") if tok[0].isdigit() else stem(tok) for tok in tokens
-             if tok in forms or tok[0].isdigit()]
-    signs = [f"{a}-{b}" for a, b in P.SEARCH_SIGN_CODE.findall(folded)] if (
-        "-" in folded or "\u2010" in folded or "\u2011" in folded) else []
-    return PartAnalysis(tokens, terms, signs, frozenset(forms), "art" in folded)
-
-
-def joined_analysis(parts: Sequence[PartAnalysis]) -> tuple[list[str], frozenset[str]]:
-    """doc_analysis of the pieces' texts joined by spaces, from each piece's own analysis: a
-    token never spans a space and folding maps a space to a space, so the joined text's tokens
-    are the pieces' tokens in order, and its sign codes theirs (their lookarounds see a space or
-    the text's edge alike); only "artículo N" is read over the joined tokens, as it may span two
-    pieces. A passage's title, lead-in and hook questions recur in many documents (and in both
-    of a build's indexes): each is analysed once (make/analysis.py)."""
-    if len(parts) == 1:
-        one = parts[0]
-        terms, tokens, forms = list(one.terms), one.tokens, one.forms
-    else:
-        terms = [t for p in parts for t in p.terms]
-        tokens = [t for p in parts for t in p.tokens]
-        forms = frozenset().union(*(p.forms for p in parts))
-    if any(p.arts for p in parts):   # every designator word contains "art"
-        terms += [f"art{tokens[i + 1]}" for i in range(len(tokens) - 1)
-                  if tokens[i] in DESIGNATOR_WORDS and tokens[i + 1].isdigit()]
-    terms += [s for p in parts for s in p.signs]
-    return terms, forms
+    out = [tok.replace(".", "") if tok[0].isdigit() else stem(tok) for tok in tokens
+           if tok in forms or tok[0].isdigit()]
+    return out + _designators(folded, tokens), frozenset(forms)
 
 
 def _word_id(data: Mapping[str, Any], stem_id: Mapping[str, int], tok: str) -> int | None:
@@ -213,17 +176,7 @@ def named(fragments: Sequence[str], question: str) -> list[int]:
 
 def document(p: Passage, context: str, hooks: Sequence[str]) -> str:
     """The text a passage is indexed by."""
-    return " ".join(document_parts(p, context, hooks))
-
-
-def document_parts(p: Passage, context: str, hooks: Sequence[str]) -> list[str]:
-    """The pieces of ``document``, which joins them with spaces."""
-    return [f"{p.label}. {p.title}", context, p.text, *hooks]
-
-
-def document_analysis(parts: Sequence[str]) -> tuple[list[str], frozenset[str]]:
-    """doc_analysis(" ".join(parts)), each piece analysed alone (joined_analysis)."""
-    return joined_analysis([part_analysis(t) for t in parts])
+    return " ".join([f"{p.label}. {p.title}", context, p.text, *hooks])
 
 
 def form_tokens(text: str) -> frozenset[str]:
@@ -233,20 +186,20 @@ def form_tokens(text: str) -> frozenset[str]:
 
 def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
                   hooks: Sequence[Hook], *,
-                  analyse: Callable[[Sequence[str]], tuple[list[str], frozenset[str]]]
-                  = document_analysis) -> dict[str, Any]:
+                  terms_of: Callable[[str], list[str]] = doc_terms,
+                  forms_of: Callable[[str], frozenset[str]] = form_tokens) -> dict[str, Any]:
     """The ranking data: stems, word forms, integer postings and each passage's group.
-    ``analyse`` is document_analysis or a memoised version of it (the build's two indexes
-    share one analysis: build/index/make/analysis.py)."""
+    ``terms_of``/``forms_of`` are doc_terms/form_tokens or memoised versions of them (the
+    build's two indexes share one analysis: build/index/make/analysis.py)."""
     extra: dict[str, list[str]] = {}
     for h in hooks:
         extra.setdefault(h.ref, []).append(h.question)
-    analysed = [analyse(document_parts(p, ctx[p.ref], extra.get(p.ref, []))) for p in passages]
+    texts = [document(p, ctx[p.ref], extra.get(p.ref, [])) for p in passages]
     norms = norms_of(passages)
-    bm = build_bm25_parts([terms for terms, _ in analysed], norms)
+    bm = build_bm25_parts([terms_of(t) for t in texts], norms)
     stem_id = {t: i for i, t in enumerate(bm.vocab)}
     forms: dict[str, int] = {}
-    for tok in set().union(*(forms for _, forms in analysed)):
+    for tok in set().union(*(forms_of(t) for t in texts)):
         s = stem_id.get(stem(tok))
         if s is not None:
             forms[tok] = s
