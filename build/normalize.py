@@ -163,4 +163,6 @@ def _map_general(text: str) -> tuple[str, list[int]]:
 
 def normalize(text: str) -> str:
     """The comparison form of ``text`` (see the module docstring for the exact rules)."""
-    return normalize_with_map(text)[0]
+    if _one_to_one(text):   # _map_one_to_one's text, without building its offsets
+        return " ".join([w for w in text.translate(_ONE_TO_ONE).split(" ") if w])
+    return _map_general(text)[0]

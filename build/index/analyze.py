@@ -40,6 +40,8 @@ def _designators(text: str, out: list[tuple[int, str]]) -> str:
     for m in list(P.SEARCH_ANNEX.finditer(text)):
         out.append((m.start(), "anexo" + m.group(1).lower()))
         text = _mask(text, m.start(), m.end())
+    if "-" not in text and "\u2011" not in text:   # a sign code has one of these hyphens
+        return text
     for m in list(P.SEARCH_SIGN.finditer(text)):
         out.append((m.start(), f"{m.group(1).lower()}-{m.group(2).lower()}"))
         text = _mask(text, m.start(), m.end())
@@ -66,6 +68,9 @@ def analyze(text: str) -> list[str]:
     text = unicodedata.normalize("NFC", text)
     found: list[tuple[int, str]] = []
     rest = _numbers(_designators(text, found), found)
+    if not found:   # words alone: already in reading order
+        return [stem(w) for w in P.SEARCH_WORD.findall(fold(rest))
+                if len(w) > 1 and w not in STOP_WORDS]
     for m in P.SEARCH_WORD.finditer(fold(rest)):
         w = m.group(0)
         if len(w) > 1 and w not in STOP_WORDS:

@@ -88,7 +88,7 @@ def _parts(as_of: date) -> dict[str, tuple[float, float]]:
             render_norm(other, ROOT / "site_src", out)
         clock.lap(PARTS[2])
         pages = Pages(out)
-        _checks, allowlist = verify(reg, out, cits, pages=pages)
+        _checks, allowlist = verify(reg, out, cits, others=others, pages=pages)
         clock.lap(PARTS[3])
         for other in others:
             allowlist += build_allowlist(other, pages, other.source.html_url)

@@ -196,6 +196,9 @@ def _seek(page: PageText, term: _Term, start_bounded: bool, end_bounded: bool) -
     return found
 
 
+_NOT_SPACE = re.compile("[^ \n]")
+
+
 def _skip_space(page: PageText, pos: int) -> int | None:
     """Advance past whitespace and block boundaries; None at the end of the page.
 
@@ -203,6 +206,11 @@ def _skip_space(page: PageText, pos: int) -> int | None:
     <details>, ``hidden=until-found``) other than the one it starts in (measured).
     """
     joined, blocks = page.joined, page.blocks
+    found = _NOT_SPACE.search(joined, pos)
+    if found is None:
+        return None
+    if "\n" not in joined[pos:found.start()]:
+        return found.start()   # spaces inside one block (a norm holds no "\n"): same region
     region = blocks[page.block_at(pos)].region if blocks else -1
     while pos < len(joined):
         if joined[pos] in " \n":

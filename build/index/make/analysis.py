@@ -100,34 +100,35 @@ def digest(text: str) -> bytes:
 
 
 class Analysis:
-    """Memoised analysis of one build's texts (results are shared: callers must not mutate)."""
+    """Memoised analysis of one build's texts (results are shared: callers must not mutate).
+
+    The memos are keyed by the text itself (a str hashes once, cheaply); a text's sha256 is
+    computed only to look it up in, and to save it to, the build cache (``store``)."""
 
     def __init__(self, embedder: Embedder, cache_dir: Path | None = None) -> None:
         self.embedder = embedder
         self.store = BuildCache(cache_dir, embedder) if cache_dir is not None else None
-        self._terms: dict[str, list[str]] = {}        # text digest (hex) → analyze(text)
-        self._docs: dict[str, list] = {}              # text digest (hex) → [terms, forms]
-        self._vecs: dict[bytes, np.ndarray] = {}
+        self._terms: dict[str, list[str]] = {}        # text → analyze(text)
+        self._docs: dict[str, list] = {}              # text → [terms, forms]
+        self._vecs: dict[str, np.ndarray] = {}        # text → its embedding
         self.embedded = 0   # texts embedded by this build (the rest came from the cache)
 
     def terms(self, text: str) -> list[str]:
         """analyze.analyze(text), once per text."""
-        key = digest(text).hex()
-        out = self._terms.get(key)
+        out = self._terms.get(text)
         if out is None:
-            out = self.store.terms.get(key) if self.store is not None else None
-            self._terms[key] = out = analyze(text) if out is None else out
+            out = self.store.terms.get(digest(text).hex()) if self.store is not None else None
+            self._terms[text] = out = analyze(text) if out is None else out
         return out
 
     def _doc(self, text: str) -> list:
-        key = digest(text).hex()
-        out = self._docs.get(key)
+        out = self._docs.get(text)
         if out is None:
-            out = self.store.docs.get(key) if self.store is not None else None
+            out = self.store.docs.get(digest(text).hex()) if self.store is not None else None
             if out is None:
                 terms, forms = lexical.doc_analysis(text)
                 out = [terms, sorted(forms)]
-            self._docs[key] = out
+            self._docs[text] = out
         return out
 
     def doc_terms(self, text: str) -> list[str]:
@@ -141,21 +142,25 @@ class Analysis:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embedder.encode(texts), each distinct text embedded at most once (or read from the
         cache)."""
-        keys = [digest(t) for t in texts]
-        todo = {k: t for k, t in zip(keys, texts, strict=False) if k not in self._vecs}
-        if self.store is not None:
-            for k in [k for k in todo if k in self.store.vectors]:
-                self._vecs[k] = self.store.vectors[k]
-                del todo[k]
+        todo = [t for t in dict.fromkeys(texts) if t not in self._vecs]
+        if self.store is not None and self.store.vectors:
+            known = self.store.vectors
+            for t in todo:
+                row = known.get(digest(t))
+                if row is not None:
+                    self._vecs[t] = row
+            todo = [t for t in todo if t not in self._vecs]
         if todo:
-            rows = self.embedder.encode(list(todo.values()))
+            rows = self.embedder.encode(todo)
             self._vecs.update(zip(todo, rows, strict=False))
             self.embedded += len(todo)
-        if not keys:
+        if not texts:
             return np.zeros((0, self.embedder.dim), np.float32)
-        return np.stack([self._vecs[k] for k in keys])
+        return np.stack([self._vecs[t] for t in texts])
 
     def save(self) -> None:
         """Write the values this build used to the cache (when there is one)."""
         if self.store is not None:
-            self.store.save(self._vecs, self._terms, self._docs)
+            self.store.save({digest(t): v for t, v in self._vecs.items()},
+                            {digest(t).hex(): v for t, v in self._terms.items()},
+                            {digest(t).hex(): v for t, v in self._docs.items()})

@@ -75,7 +75,13 @@ def display_docs(passages: Sequence[Passage], urls: Mapping[str, str]) -> list[l
              NORMS[Ref.parse(p.ref).norm].title] for p in passages]
 
 
+# Every number below 36² in base 36: most deltas and weights are (one lookup, not a loop).
+_B36 = [a + b if a != "0" else b for a in DIGITS for b in DIGITS]
+
+
 def _b36(n: int) -> str:
+    if n < len(_B36):
+        return _B36[n]
     out = ""
     while True:
         n, d = divmod(n, 36)

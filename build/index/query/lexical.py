@@ -77,8 +77,11 @@ def _tokens(text: str) -> list[str]:
 def _designators(folded: str, tokens: list[str]) -> list[str]:
     """"art48" for "artículo 48", and sign codes ("r-101", "m-6.3") as terms of their own."""
     arts = [f"art{tokens[i + 1]}" for i in range(len(tokens) - 1)
-            if tokens[i] in DESIGNATOR_WORDS and tokens[i + 1].isdigit()]
-    return arts + [f"{m.group(1)}-{m.group(2)}" for m in P.SEARCH_SIGN_CODE.finditer(folded)]
+            if tokens[i] in DESIGNATOR_WORDS and tokens[i + 1].isdigit()] if "art" in folded \
+        else []   # every designator word contains "art"
+    if "-" not in folded and "\u2010" not in folded and "\u2011" not in folded:
+        return arts   # a sign code has one of these hyphens
+    return arts + [f"{a}-{b}" for a, b in P.SEARCH_SIGN_CODE.findall(folded)]
 
 
 def doc_terms(text: str) -> list[str]:
@@ -89,15 +92,11 @@ def doc_terms(text: str) -> list[str]:
 def doc_analysis(text: str) -> tuple[list[str], frozenset[str]]:
     """(doc_terms, form_tokens) of a document from one tokenisation."""
     folded = fold(text)
-    tokens = [m.group(0) for m in P.SEARCH_CLIENT_TOKEN.finditer(folded)]
-    out = []
-    forms = set()
-    for tok in tokens:
-        if tok[0].isdigit():
-            out.append(tok.replace(".", ""))
-        elif len(tok) > 1 and tok not in STOP_WORDS:
-            out.append(stem(tok))
-            forms.add(tok)
+    tokens = P.SEARCH_CLIENT_TOKEN.findall(folded)   # no capturing group: whole matches
+    forms = {tok for tok in tokens if len(tok) > 1 and tok not in STOP_WORDS
+             and not tok[0].isdigit()}
+    out = [tok.replace(".", "") if tok[0].isdigit() else stem(tok) for tok in tokens
+           if tok in forms or tok[0].isdigit()]
     return out + _designators(folded, tokens), frozenset(forms)
 
 
