@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from support import (  # noqa: F401 - re-exported for fixtures
     ROOT,
     SITE_SRC,
     built_site_dir,
+    copy_cache,
 )
 
 # What a test needs is read from the fixtures it uses, so a new test cannot forget its marker.
@@ -70,6 +74,36 @@ def _build_cache(request, monkeypatch, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def filled_build_cache(tmp_path_factory) -> Path:
+    """A build cache filled by one cold `citavial build` of the committed corpus and site_src for
+    AS_OF (default options), read-only: a test gets a copy of it (``warm_build_cache``). Built
+    once per run: under pytest-xdist the first worker to need it builds it into the run's
+    shared temporary folder while holding a lock, and the others wait and read it."""
+    from citavial.build.pipeline import build_site
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    where = root / "filled-build-cache"
+    with open(root / "filled-build-cache.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (where / "done").is_file():
+            shutil.rmtree(where, ignore_errors=True)   # a worker that died half-way
+            build_site(corpus_dir=CORPUS, out_dir=where / "dist", as_of=AS_OF,
+                       site_src=SITE_SRC, cache_dir=where / "cache")
+            shutil.rmtree(where / "dist")   # its files are links to the cache's blobs
+            (where / "done").write_text("filled\n")
+    return where / "cache"
+
+
+@pytest.fixture
+def warm_build_cache(_build_cache, filled_build_cache) -> Path:
+    """This test's own build cache ($CITAVIAL_BUILD_CACHE, set by ``_build_cache``) starting as a
+    copy of ``filled_build_cache``: for a test that runs `citavial build` itself, patches no
+    code, and is about something else than a cold build (two builds at once, another as-of
+    date, a changed corpus: the stages whose inputs did not change come from the cache)."""
+    return copy_cache(filled_build_cache, Path(os.environ["CITAVIAL_BUILD_CACHE"]))
+
+
+@pytest.fixture(scope="session")
 def reg():
     from citavial.build.ingest import load_regulation
     return load_regulation(CORPUS, AS_OF)
@@ -86,13 +120,16 @@ PUBLISHED_AT = "https://autoescuela.example/rgc/"
 
 
 @pytest.fixture(scope="session")
-def published_site(tmp_path_factory):
-    """`citavial build --base-url https://autoescuela.example/rgc/` into a temporary dist/."""
+def published_site(tmp_path_factory, filled_build_cache):
+    """`citavial build --base-url https://autoescuela.example/rgc/` into a temporary dist/, from
+    a copy of ``filled_build_cache`` (the stages the base URL does not change -- the corpus read,
+    the index -- come from it; the output is the same bytes as without a cache)."""
     from citavial.build.pipeline import build_site
-    out = tmp_path_factory.mktemp("published") / "dist"
-    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC,
-               base_url=PUBLISHED_AT)
-    return out
+    tmp = tmp_path_factory.mktemp("published")
+    build_site(corpus_dir=CORPUS, out_dir=tmp / "dist", as_of=AS_OF, site_src=SITE_SRC,
+               base_url=PUBLISHED_AT,
+               cache_dir=copy_cache(filled_build_cache, tmp / "cache"))
+    return tmp / "dist"
 
 
 # Debian's Chromium (support.CHROMIUM), driven by Playwright with an explicit executable (never

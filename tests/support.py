@@ -32,6 +32,14 @@ def tree_hash(path: Path) -> str:
     return h.hexdigest()
 
 
+def copy_cache(filled: Path, dest: Path) -> Path:
+    """A copy of the build cache ``filled`` (tests/conftest.py: filled_build_cache) at ``dest``:
+    copies, never hard links, so a build that writes into a file it restored cannot reach the
+    shared cache's blobs."""
+    shutil.copytree(filled, dest)
+    return dest
+
+
 @lru_cache(maxsize=1)
 def built_site_dir() -> Path:
     """The one built site of a test process: a full `citavial build` of the committed corpus and
