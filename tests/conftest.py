@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import shutil
@@ -18,7 +17,16 @@ from support import (  # noqa: F401 - re-exported for fixtures
     SITE_SRC,
     built_site_dir,
     copy_cache,
+    made_once,
+    share_between_workers,
 )
+
+# One OpenBLAS thread in every test process and in the builds, workers and commands it starts
+# (they inherit the environment; set before anything imports numpy). The suite runs as many
+# processes as there are cores: a BLAS thread per core on top only competes for them, and
+# OpenBLAS's threads spin while they wait -- the real bank's exam cost 24.3 CPU seconds with
+# OpenBLAS's default threads on this 2-core host at load ~10, 11.0 with one (n=1 each).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # What a test needs is read from the fixtures it uses, so a new test cannot forget its marker.
 _NEEDS = {"model": {"real_state", "real_worker", "model_path"},
@@ -73,25 +81,25 @@ def _build_cache(request, monkeypatch, tmp_path_factory):
                        str(tmp_path_factory.getbasetemp() / "build-cache" / name))
 
 
+def pytest_configure(config):
+    # On a pytest-xdist worker (its basetemp is <the run's basetemp>/popen-gwN): THE built site,
+    # the filled build cache and the published site are made once per run (support.made_once).
+    if os.environ.get("PYTEST_XDIST_WORKER") and config.option.basetemp:
+        share_between_workers(Path(config.option.basetemp).parent)
+
+
 @pytest.fixture(scope="session")
-def filled_build_cache(tmp_path_factory) -> Path:
+def filled_build_cache() -> Path:
     """A build cache filled by one cold `citavial build` of the committed corpus and site_src for
-    AS_OF (default options), read-only: a test gets a copy of it (``warm_build_cache``). Built
-    once per run: under pytest-xdist the first worker to need it builds it into the run's
-    shared temporary folder while holding a lock, and the others wait and read it."""
+    AS_OF (default options), read-only: a test gets a copy of it (``warm_build_cache``). Made
+    once per run (support.made_once)."""
     from citavial.build.pipeline import build_site
-    base = tmp_path_factory.getbasetemp()
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    where = root / "filled-build-cache"
-    with open(root / "filled-build-cache.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (where / "done").is_file():
-            shutil.rmtree(where, ignore_errors=True)   # a worker that died half-way
-            build_site(corpus_dir=CORPUS, out_dir=where / "dist", as_of=AS_OF,
-                       site_src=SITE_SRC, cache_dir=where / "cache")
-            shutil.rmtree(where / "dist")   # its files are links to the cache's blobs
-            (where / "done").write_text("filled\n")
-    return where / "cache"
+
+    def fill(where: Path) -> None:
+        build_site(corpus_dir=CORPUS, out_dir=where / "dist", as_of=AS_OF, site_src=SITE_SRC,
+                   cache_dir=where / "cache")
+        shutil.rmtree(where / "dist")   # its files are links to the cache's blobs
+    return made_once("filled-build-cache", fill) / "cache"
 
 
 @pytest.fixture
@@ -120,16 +128,15 @@ PUBLISHED_AT = "https://autoescuela.example/rgc/"
 
 
 @pytest.fixture(scope="session")
-def published_site(tmp_path_factory, filled_build_cache):
-    """`citavial build --base-url https://autoescuela.example/rgc/` into a temporary dist/, from
-    a copy of ``filled_build_cache`` (the stages the base URL does not change -- the corpus read,
-    the index -- come from it; the output is the same bytes as without a cache)."""
+def published_site(filled_build_cache):
+    """`citavial build --base-url https://autoescuela.example/rgc/` into a temporary dist/, once
+    per run (support.made_once), from a copy of ``filled_build_cache`` (the stages the base URL
+    does not change -- the corpus read, the index -- come from it; the output is the same bytes
+    as without a cache). Tests read it and never write into it."""
     from citavial.build.pipeline import build_site
-    tmp = tmp_path_factory.mktemp("published")
-    build_site(corpus_dir=CORPUS, out_dir=tmp / "dist", as_of=AS_OF, site_src=SITE_SRC,
-               base_url=PUBLISHED_AT,
-               cache_dir=copy_cache(filled_build_cache, tmp / "cache"))
-    return tmp / "dist"
+    return made_once("published-site", lambda d: build_site(
+        corpus_dir=CORPUS, out_dir=d / "dist", as_of=AS_OF, site_src=SITE_SRC,
+        base_url=PUBLISHED_AT, cache_dir=copy_cache(filled_build_cache, d / "cache"))) / "dist"
 
 
 # Debian's Chromium (support.CHROMIUM), driven by Playwright with an explicit executable (never

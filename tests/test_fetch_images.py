@@ -105,7 +105,7 @@ def test_bad_download_changes_nothing(server, texto, tmp_path, fault, message):
     assert tree_hash(corpus) == before
 
 
-def test_build_shows_fetched_images_inline(server, tmp_path, warm_build_cache):
+def test_build_shows_fetched_images_inline(server, tmp_path):
     from citavial.build.pipeline import build_site
 
     corpus = tmp_path / "corpus"
@@ -113,8 +113,7 @@ def test_build_shows_fetched_images_inline(server, tmp_path, warm_build_cache):
     fetch_images("BOE-A-2003-23514", corpus, corpus / "BOE-A-2003-23514.xml", base_url=server,
                  timeout=5)
     out = tmp_path / "dist"
-    build_site(corpus_dir=corpus, out_dir=out, as_of=AS_OF, site_src=SITE_SRC,
-               cache_dir=warm_build_cache)   # another corpus: the embeddings come from it
+    build_site(corpus_dir=corpus, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
     annex = (out / "anexoI-5.html").read_text(encoding="utf-8")
     assert 'class="boe-image has-img"' in annex and "Ver imagen en el BOE" not in annex
     signs = (out / "senales.html").read_text(encoding="utf-8")
