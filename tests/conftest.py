@@ -71,6 +71,18 @@ def _set_group(item, group: str) -> None:
         raise pytest.UsageError(f"cannot set the xdist group of {item.nodeid}")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _module_build_cache(request, tmp_path_factory):
+    """The same for a module's own fixtures (set up before any test's ``_build_cache``, e.g.
+    test_poisoned_corpus's `citavial build` of its poisoned corpus): a folder of the module's,
+    never the user's cache or the environment's $CITAVIAL_BUILD_CACHE."""
+    name = hashlib.sha256(request.node.nodeid.encode("utf-8")).hexdigest()[:16]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CITAVIAL_BUILD_CACHE",
+                  str(tmp_path_factory.getbasetemp() / "build-cache" / f"module-{name}"))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _build_cache(request, monkeypatch, tmp_path_factory):
     """Each test's `citavial build` caches into a folder of its own (created only if a build
