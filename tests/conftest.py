@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,17 @@ from support import (  # noqa: F401 - re-exported for fixtures
     ROOT,
     SITE_SRC,
     built_site_dir,
+    copy_cache,
+    made_once,
+    share_between_workers,
 )
+
+# One OpenBLAS thread in every test process and in the builds, workers and commands it starts
+# (they inherit the environment; set before anything imports numpy). The suite runs as many
+# processes as there are cores: a BLAS thread per core on top only competes for them, and
+# OpenBLAS's threads spin while they wait -- the real bank's exam cost 24.3 CPU seconds with
+# OpenBLAS's default threads on this 2-core host at load ~10, 11.0 with one (n=1 each).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # What a test needs is read from the fixtures it uses, so a new test cannot forget its marker.
 _NEEDS = {"model": {"real_state", "real_worker", "model_path"},
@@ -59,6 +71,18 @@ def _set_group(item, group: str) -> None:
         raise pytest.UsageError(f"cannot set the xdist group of {item.nodeid}")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _module_build_cache(request, tmp_path_factory):
+    """The same for a module's own fixtures (set up before any test's ``_build_cache``, e.g.
+    test_poisoned_corpus's `citavial build` of its poisoned corpus): a folder of the module's,
+    never the user's cache or the environment's $CITAVIAL_BUILD_CACHE."""
+    name = hashlib.sha256(request.node.nodeid.encode("utf-8")).hexdigest()[:16]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CITAVIAL_BUILD_CACHE",
+                  str(tmp_path_factory.getbasetemp() / "build-cache" / f"module-{name}"))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _build_cache(request, monkeypatch, tmp_path_factory):
     """Each test's `citavial build` caches into a folder of its own (created only if a build
@@ -67,6 +91,36 @@ def _build_cache(request, monkeypatch, tmp_path_factory):
     name = hashlib.sha256(request.node.nodeid.encode("utf-8")).hexdigest()[:16]
     monkeypatch.setenv("CITAVIAL_BUILD_CACHE",
                        str(tmp_path_factory.getbasetemp() / "build-cache" / name))
+
+
+def pytest_configure(config):
+    # On a pytest-xdist worker (its basetemp is <the run's basetemp>/popen-gwN): THE built site,
+    # the filled build cache and the published site are made once per run (support.made_once).
+    if os.environ.get("PYTEST_XDIST_WORKER") and config.option.basetemp:
+        share_between_workers(Path(config.option.basetemp).parent)
+
+
+@pytest.fixture(scope="session")
+def filled_build_cache() -> Path:
+    """A build cache filled by one cold `citavial build` of the committed corpus and site_src for
+    AS_OF (default options), read-only: a test gets a copy of it (``warm_build_cache``). Made
+    once per run (support.made_once)."""
+    from citavial.build.pipeline import build_site
+
+    def fill(where: Path) -> None:
+        build_site(corpus_dir=CORPUS, out_dir=where / "dist", as_of=AS_OF, site_src=SITE_SRC,
+                   cache_dir=where / "cache")
+        shutil.rmtree(where / "dist")   # its files are links to the cache's blobs
+    return made_once("filled-build-cache", fill) / "cache"
+
+
+@pytest.fixture
+def warm_build_cache(_build_cache, filled_build_cache) -> Path:
+    """This test's own build cache ($CITAVIAL_BUILD_CACHE, set by ``_build_cache``) starting as a
+    copy of ``filled_build_cache``: for a test that runs `citavial build` itself, patches no
+    code, and is about something else than a cold build (two builds at once, another as-of
+    date, a changed corpus: the stages whose inputs did not change come from the cache)."""
+    return copy_cache(filled_build_cache, Path(os.environ["CITAVIAL_BUILD_CACHE"]))
 
 
 @pytest.fixture(scope="session")
@@ -86,13 +140,15 @@ PUBLISHED_AT = "https://autoescuela.example/rgc/"
 
 
 @pytest.fixture(scope="session")
-def published_site(tmp_path_factory):
-    """`citavial build --base-url https://autoescuela.example/rgc/` into a temporary dist/."""
+def published_site(filled_build_cache):
+    """`citavial build --base-url https://autoescuela.example/rgc/` into a temporary dist/, once
+    per run (support.made_once), from a copy of ``filled_build_cache`` (the stages the base URL
+    does not change -- the corpus read, the index -- come from it; the output is the same bytes
+    as without a cache). Tests read it and never write into it."""
     from citavial.build.pipeline import build_site
-    out = tmp_path_factory.mktemp("published") / "dist"
-    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC,
-               base_url=PUBLISHED_AT)
-    return out
+    return made_once("published-site", lambda d: build_site(
+        corpus_dir=CORPUS, out_dir=d / "dist", as_of=AS_OF, site_src=SITE_SRC,
+        base_url=PUBLISHED_AT, cache_dir=copy_cache(filled_build_cache, d / "cache"))) / "dist"
 
 
 # Debian's Chromium (support.CHROMIUM), driven by Playwright with an explicit executable (never

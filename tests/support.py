@@ -1,14 +1,16 @@
 """Paths, the reference date and THE built site shared by the test modules (importable from
-any test dir)."""
+any test dir), made once per test run."""
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import shutil
 import tempfile
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
@@ -32,15 +34,51 @@ def tree_hash(path: Path) -> str:
     return h.hexdigest()
 
 
+def copy_cache(filled: Path, dest: Path) -> Path:
+    """A copy of the build cache ``filled`` (tests/conftest.py: filled_build_cache) at ``dest``:
+    copies, never hard links, so a build that writes into a file it restored cannot reach the
+    shared cache's blobs."""
+    shutil.copytree(filled, dest)
+    return dest
+
+
+_RUN: list[Path] = []   # under pytest-xdist: the run's temporary folder, shared by its workers
+
+
+def share_between_workers(run_dir: Path) -> None:
+    """tests/conftest.py calls this on a pytest-xdist worker: what ``made_once`` makes is then
+    made once per run, in ``run_dir``, for every worker."""
+    _RUN[:] = [Path(run_dir)]
+
+
+def made_once(name: str, make: Callable[[Path], object]) -> Path:
+    """The folder ``name`` filled by ``make(folder)`` once per test run. Under pytest-xdist it is
+    in the run's shared folder: the first worker to need it makes it while holding a lock, the
+    others wait and read it (a worker that died half-way leaves no "done" mark: the next one
+    makes it again), and pytest's retention of old runs removes it. Otherwise it is a temporary
+    folder of this process, removed at exit."""
+    if not _RUN:
+        tmp = Path(tempfile.mkdtemp(prefix=f"citavial-{name}-"))
+        atexit.register(shutil.rmtree, tmp, True)
+        make(tmp / name)
+        return tmp / name
+    where, done = _RUN[0] / name, _RUN[0] / f"{name}.done"
+    with open(_RUN[0] / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            shutil.rmtree(where, ignore_errors=True)
+            make(where)
+            done.write_text("made\n")
+    return where
+
+
 @lru_cache(maxsize=1)
 def built_site_dir() -> Path:
-    """The one built site of a test process: a full `citavial build` of the committed corpus and
-    site_src for AS_OF into a temporary dist/ (built on first use, removed at exit). Tests read
-    it and never write into it; the repo's own dist/ is never read. The fixture ``built_site``
-    (tests/conftest.py) is this path."""
+    """The one built site of a test run: a full `citavial build` (no build cache) of the
+    committed corpus and site_src for AS_OF into a temporary dist/, built on first use, once per
+    run (``made_once``: under pytest-xdist the workers share it). Tests read it and never write
+    into it; the repo's own dist/ is never read. The fixture ``built_site`` (tests/conftest.py)
+    is this path."""
     from citavial.build.pipeline import build_site
-    tmp = Path(tempfile.mkdtemp(prefix="citavial-site-"))
-    atexit.register(shutil.rmtree, tmp, True)
-    out = tmp / "dist"
-    build_site(corpus_dir=CORPUS, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
-    return out
+    return made_once("built-site", lambda d: build_site(
+        corpus_dir=CORPUS, out_dir=d / "dist", as_of=AS_OF, site_src=SITE_SRC)) / "dist"

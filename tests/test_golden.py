@@ -40,10 +40,23 @@ def test_golden_v2_has_a_sealed_test_split_of_new_exam_style_questions():
 
 
 @pytest.mark.slow
-def test_calibration_reads_dev_only(tmp_path, built_site):
+def test_calibration_reads_dev_only(tmp_path, built_site, monkeypatch):
     """Calibrating on a copy of the golden file without its test questions writes the same
-    calibration, byte for byte: the test split cannot influence the gate."""
+    calibration, byte for byte: the test split cannot influence the gate.
+
+    A question's reading (retrieval and span: what the features are computed from) is a function
+    of its text and the site, so the second calibration reuses the first one's readings of the
+    same questions instead of reading every dev question again; a question the first did not
+    read (a test question, were it read) is read."""
+    from citavial.worker.answer import ask
     from citavial.worker.eval.calibrate import calibrate
+    read, seen = ask.read, {}
+
+    def read_once(question, deps, reader):
+        if question not in seen:
+            seen[question] = read(question, deps, reader)
+        return seen[question]
+    monkeypatch.setattr(ask, "read", read_once)
     labels = ROOT / "worker" / "lead" / "support-labels.jsonl"
     dev_only = tmp_path / "golden-v2.jsonl"
     lines = GOLDEN.read_text(encoding="utf-8").splitlines()

@@ -69,7 +69,10 @@ def test_bad_corpus_is_refused_and_dist_untouched(tmp_path, data, rehash, messag
     assert tree_hash(out) == before
 
 
-def test_two_builds_at_once_leave_a_whole_dist(tmp_path):
+def test_two_builds_at_once_leave_a_whole_dist(tmp_path, warm_build_cache):
+    """Two `citavial build` processes into one dist/ at once (their shared build cache a copy of
+    a filled one, so each swaps a whole site in within a second, not two cold builds that cost
+    30 CPU seconds): dist/ is one whole site, and no staging folder is left."""
     out = tmp_path / "dist"
     cmd = [sys.executable, "-m", "citavial.worker.cli", "build", "--out", str(out), "--as-of", "2026-11-29"]
     procs = [subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
