@@ -52,7 +52,7 @@ done
 # one worker, in order (tests/conftest.py: _group). Extra arguments pass through ("-n 0" runs
 # in one process). The 20 slowest tests are listed at the end (--durations=20): what to look
 # at first when the suite grows.
-.venv/bin/python -m pytest -m "" -q -n 2 --dist loadgroup --durations=20 "$@"
+.venv/bin/python -m pytest -m "" -q -n 3 --dist loadgroup --no-loadscope-reorder --durations=20 "$@"
 
 # No test may write into tracked files.
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
