@@ -33,29 +33,50 @@ _NEEDS = {"model": {"real_state", "real_worker", "model_path"},
           "browser": {"browser"}}
 
 
-# Under pytest-xdist (tests/run_all.sh: -n 2 --dist loadgroup) a group runs on one worker, in
+# Under pytest-xdist (tests/run_all.sh: --dist loadgroup) a group runs on one worker, in
 # collection order. Every test of a module is one group (its module fixtures -- a worker
-# subprocess, nginx -- are set up once, and its tests keep their order), except that every test
-# driving the browser is one group and every test of the real model another: one Chromium and
-# its shared tab see the tests in the serial run's order, and two llama.cpp instances never
-# fight over the two cores.
+# subprocess, nginx, a browser context -- are set up once, and its tests keep their order), the
+# browser modules included: each worker launches its own Chromium (the session fixture
+# ``browser``), and every browser fixture is per process (loopback servers on port 0, the
+# worker's own tmp dirs and built site), so browser modules run side by side. Every test of the
+# real model is one group: two llama.cpp instances never fight over the two cores.
+#
+# xdist hands out the groups in collection order (run_all.sh: --no-loadscope-reorder; its default
+# order, most tests first, would leave the link check's 4 tests to start last). The groups that
+# took longest in the last full runs (--durations, session 34: the link check 251 s; the
+# real-model group; the builds) come first, so no long group starts when the others are done
+# and the run ends on short ones; the rest keep their order.
+LONGEST = (
+    "tests/browser/test_site_links.py", "model", "tests/test_stage_cache.py",
+    "tests/test_pipeline.py", "tests/test_hooks_decontaminate.py", "tests/test_golden.py",
+    "tests/test_exam.py", "tests/test_index_baseline.py", "tests/adversarial/test_build_faults.py",
+    "tests/browser/test_pwa.py", "tests/adversarial/test_poisoned_corpus.py",
+    "tests/browser/test_simulacro.py", "tests/browser/test_copy_link.py",
+    "tests/browser/test_fragments_chromium.py", "tests/test_fetch_images.py",
+    "tests/test_package.py", "tests/test_build_cache.py", "tests/adversarial/test_offline.py",
+)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     grouped = bool(getattr(config.option, "loadgroup", False))   # set by xdist on its workers
+    rank: dict[str, int] = {}
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for marker, fixtures in _NEEDS.items():
             if used & fixtures:
                 item.add_marker(marker)
         if grouped:
-            _set_group(item, _group(item, used))
+            group = _group(item, used)
+            _set_group(item, group)
+            rank[item.nodeid] = LONGEST.index(group) if group in LONGEST else len(LONGEST)
+    if grouped:   # a stable sort: a group's tests keep their order
+        items.sort(key=lambda item: rank[item.nodeid])
 
 
 def _group(item, used: set[str]) -> str:
     if used & _NEEDS["model"]:
         return "model"
-    if used & _NEEDS["browser"]:
-        return "browser"
     return item.nodeid.split("::", 1)[0]
 
 
@@ -152,7 +173,8 @@ def published_site(filled_build_cache):
 
 
 # Debian's Chromium (support.CHROMIUM), driven by Playwright with an explicit executable (never
-# a downloaded browser). ONE session-wide instance for every test directory: two live
+# a downloaded browser). ONE session-wide instance per test process (per xdist worker) for every
+# test directory: two live
 # sync_playwright() instances in one process make Playwright refuse the second ("Sync API inside
 # the asyncio loop").
 @pytest.fixture(scope="session")

@@ -31,14 +31,44 @@ _READ = """() => {
 }"""
 
 
+def _full_url(base: str, url: str) -> str:
+    return f"{base}/{url}" + (f"&{SENTINEL}" if ":~:" in url else "")
+
+
 def open_link(page, base: str, url: str) -> dict | None:
     """Navigate freshly to ``url``; return Chromium's target id and visibility."""
-    has_text = ":~:" in url
-    full = f"{base}/{url}" + (f"&{SENTINEL}" if has_text else "")
     page.goto("about:blank")
-    page.goto(full)
+    page.goto(_full_url(base, url))
+    return _landed(page)
+
+
+def _landed(page) -> dict | None:
+    """Once the page has loaded: the element Chromium targets, and whether it is in view."""
     page.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
     return page.evaluate(_READ)
+
+
+TABS = 4   # links navigated at once (check_links); 1 opens them one after another
+
+
+def open_links(tabs: list, base: str, urls: list[str]) -> dict[str, dict | None]:
+    """``open_link`` for every URL, driving several tabs at once: each tab starts a fresh
+    browser-initiated navigation (about:blank, then the link, returning at commit), and only
+    then is each tab in turn waited for (its load event, then its ``:target``) and read. While
+    the test waits on one tab, Chromium loads, lays out and scrolls the others, so the links
+    overlap instead of queueing. Every link is still a fresh navigation of its own tab, judged
+    exactly as ``open_link`` judges it (the same load event, the same wait, the same read);
+    the result is keyed by URL, so the order the tabs finish in never shows."""
+    landed: dict[str, dict | None] = {}
+    for i in range(0, len(urls), len(tabs)):
+        batch = list(zip(tabs, urls[i:i + len(tabs)], strict=False))
+        for tab, url in batch:
+            tab.goto("about:blank")
+            tab.goto(_full_url(base, url), wait_until="commit")
+        for tab, url in batch:
+            tab.wait_for_load_state("load")
+            landed[url] = _landed(tab)
+    return landed
 
 
 def python_target(site_dir: Path, url: str, pages: dict | None = None) -> str | None:
@@ -122,19 +152,26 @@ def link_cases(site_dir: Path, every_context: bool = False) -> list[tuple[str, s
     return cases
 
 
-def check_links(site_dir: Path, base: str, page, every_context: bool = False) -> dict:
-    """Open every case in Chromium; the report: counts by source and every failure."""
+def check_links(site_dir: Path, base: str, context, every_context: bool = False,
+                tabs: int = TABS) -> dict:
+    """Open every case in Chromium, ``tabs`` at once in ``context`` (open_links); the report:
+    counts by source and every failure, in the cases' order."""
     cases = link_cases(site_dir, every_context)
     failures, kinds = [], {}
     # Each distinct URL is opened (and matched in Python) once: ~6% of the cases repeat a URL
     # (a practice link that is also a guide chip), and a fresh navigation to the same URL of
     # the same static page lands on the same element. Every case is still judged on its own.
-    pages: dict = {}
-    landed: dict[str, tuple[dict | None, str | None]] = {}
+    urls = list(dict.fromkeys(url for _, url, _ in cases))
+    pages = [context.new_page() for _ in range(tabs)]
+    try:
+        got_by_url = open_links(pages, base, urls)
+    finally:
+        for tab in pages:
+            tab.close()
+    parsed: dict = {}
+    py_by_url = {url: python_target(site_dir, url, parsed) for url in urls}
     for label, url, intended in cases:
-        if url not in landed:
-            landed[url] = (open_link(page, base, url), python_target(site_dir, url, pages))
-        got, py = landed[url]
+        got, py = got_by_url[url], py_by_url[url]
         expected = intended or py
         ok = (got is not None and got["id"] == expected == py and got["inView"]
               and expected not in (None, "aviso"))
@@ -146,7 +183,7 @@ def check_links(site_dir: Path, base: str, page, every_context: bool = False) ->
         kinds[kind] = kinds.get(kind, 0) + 1
     return {"date": date.today().isoformat(), "as_of": AS_OF.isoformat(), "checked": len(cases),
             "failed": len(failures), "by_source": kinds,
-            "browser": page.context.browser.version, "failures": failures}
+            "browser": context.browser.version, "failures": failures}
 
 
 def write_report(path: Path, report: dict) -> None:

@@ -48,11 +48,14 @@ for v in 4 5 6 7; do
 done
 # The page budget (issue 15): prints bytes, requests and FCP per page type (asserts nothing).
 .venv/bin/python tests/bench/bench_pages.py --runs 5
-# Two workers (pytest-xdist): a module, the browser tests and the real-model tests each stay on
-# one worker, in order (tests/conftest.py: _group). Extra arguments pass through ("-n 0" runs
-# in one process). The 20 slowest tests are listed at the end (--durations=20): what to look
-# at first when the suite grows.
-.venv/bin/python -m pytest -m "" -q -n 2 --dist loadgroup --durations=20 "$@"
+# Three workers (pytest-xdist) on the two cores: the suite waits on page loads, servers and
+# subprocesses more than it computes (two workers kept the cores only 122 % busy), so a third
+# fills the gaps. Each module's tests stay on one worker, in order, browser modules included (each
+# worker drives its own Chromium); the real-model tests are one group (tests/conftest.py: _group).
+# The longest groups start first (conftest.py: LONGEST; --no-loadscope-reorder keeps that
+# order). Extra arguments pass through ("-n 0" runs in one process). The 20 slowest tests are
+# listed at the end (--durations=20): what to look at first when the suite grows.
+.venv/bin/python -m pytest -m "" -q -n 3 --dist loadgroup --no-loadscope-reorder --durations=20 "$@"
 
 # No test may write into tracked files.
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then

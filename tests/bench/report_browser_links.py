@@ -46,9 +46,9 @@ def main() -> int:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                             args=CHROMIUM_ARGS)
-                page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-                report = check_links(site, f"http://127.0.0.1:{server.server_address[1]}", page,
-                                     every_context=True)
+                context = browser.new_context(viewport={"width": 1280, "height": 720})
+                report = check_links(site, f"http://127.0.0.1:{server.server_address[1]}",
+                                     context, every_context=True)
                 browser.close()
         finally:
             server.shutdown()

@@ -30,11 +30,19 @@ _READ_TARGET = """() => {
 }"""
 
 
+def _fragment_url(url: str, fragment: str) -> str:
+    sep = "&" if ":~:" in fragment else ":~:"
+    return f"{url}#{fragment}{sep}text={SENTINEL}"
+
+
 def chromium_target(page, url: str, fragment: str) -> str | None:
     """``:target.closest('[id]')`` after navigating to ``url#fragment``; None when no match."""
-    sep = "&" if ":~:" in fragment else ":~:"
     page.goto("about:blank")
-    page.goto(f"{url}#{fragment}{sep}text={SENTINEL}")
+    page.goto(_fragment_url(url, fragment))
+    return _read_target(page, fragment)
+
+
+def _read_target(page, fragment: str) -> str | None:
     try:
         page.wait_for_function("() => document.querySelector(':target') !== null", timeout=3000)
     except Exception:  # noqa: BLE001 - playwright TimeoutError: nothing was targeted
@@ -44,6 +52,37 @@ def chromium_target(page, url: str, fragment: str) -> str | None:
         return None
     assert found["inView"], f"{fragment}: target #{found['id']} was not scrolled into view"
     return found["id"]
+
+
+TABS = 4   # links navigated at once by chromium_targets
+
+
+@pytest.fixture(scope="module")
+def tabs(browser):
+    """TABS tabs of one context sized like the session's ``page`` (tests/browser/conftest.py)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    yield [context.new_page() for _ in range(TABS)]
+    context.close()
+
+
+def chromium_targets(tabs, url: str, fragments: list[str], then=None) -> list:
+    """``chromium_target`` for each fragment of ``url``, len(tabs) at once (as
+    tests/link_check.py: open_links): each tab starts a fresh browser-initiated navigation
+    (about:blank, then the link, returning at commit); then each is waited for (its load event,
+    then ``:target``) and read exactly as ``chromium_target`` reads it. ``then(i, tab, seen)``,
+    if given, reads more off the tab while it still shows fragment ``i``; the results keep the
+    fragments' order."""
+    out = []
+    for start in range(0, len(fragments), len(tabs)):
+        batch = list(zip(tabs, fragments[start:start + len(tabs)], strict=False))
+        for tab, fragment in batch:
+            tab.goto("about:blank")
+            tab.goto(_fragment_url(url, fragment), wait_until="commit")
+        for i, (tab, fragment) in enumerate(batch, start):
+            tab.wait_for_load_state("load")
+            seen = _read_target(tab, fragment)
+            out.append(seen if then is None else then(i, tab, seen))
+    return out
 
 
 @pytest.mark.parametrize("case", fragment_cases.ALL, ids=[c.id for c in fragment_cases.ALL])
@@ -107,27 +146,27 @@ PASSAGES = [  # (anchor, quoted text)
 ]
 
 
-def _check_links(page, url: str, html: str, passages) -> list[str]:
+def _check_links(tabs, url: str, html: str, passages) -> list[str]:
     """Open every passage's link; return the anchors that fell back to a bare id."""
     pt = read_page(html)
-    fallbacks = []
-    for anchor, text in passages:
-        link = deep_link(pt, anchor, text)
-        if link.kind == "fallback":
-            fallbacks.append(anchor)
-            continue
-        seen = chromium_target(page, url, link.fragment)
-        inside = bool(seen) and page.evaluate(
+    links = [(anchor, deep_link(pt, anchor, text)) for anchor, text in passages]
+    opened = [(anchor, link) for anchor, link in links if link.kind != "fallback"]
+
+    def inside(i: int, tab, seen: str | None) -> tuple[str | None, bool]:
+        return seen, bool(seen) and tab.evaluate(
             "([a, t]) => document.getElementById(a).contains(document.getElementById(t))",
-            [anchor, seen])
-        assert inside, f"#{anchor} {link.fragment} landed on {seen!r} in {url}"
-    return fallbacks
+            [opened[i][0], seen])
+
+    results = chromium_targets(tabs, url, [link.fragment for _, link in opened], inside)
+    for (anchor, link), (seen, ok) in zip(opened, results, strict=True):
+        assert ok, f"#{anchor} {link.fragment} landed on {seen!r} in {url}"
+    return [anchor for anchor, link in links if link.kind == "fallback"]
 
 
-def test_generated_links_land_on_their_passage(page, publish):
+def test_generated_links_land_on_their_passage(tabs, publish):
     html = page_html(REALISTIC)
     url = publish("realistic.html", html)
-    assert _check_links(page, url, html, PASSAGES) == []
+    assert _check_links(tabs, url, html, PASSAGES) == []
 
 
 def _wrap(tag: str, element_id: str, text: str) -> str:
@@ -138,7 +177,7 @@ def _wrap(tag: str, element_id: str, text: str) -> str:
     return f"<ul>{inner}</ul>" if tag == "li" else inner
 
 
-def test_random_pages_with_colliding_phrases(page, publish):
+def test_random_pages_with_colliding_phrases(tabs, publish):
     """Seeded random pages from a tiny vocabulary, so phrases repeat: every generated link is
     opened in Chromium and must land in its own block."""
     rng = random.Random(20240518)
@@ -152,7 +191,7 @@ def test_random_pages_with_colliding_phrases(page, publish):
         html = page_html(body)
         url = publish(f"random-{n}.html", html)
         passages = [(f"p{k}", t) for k, t in enumerate(blocks)]
-        fell = _check_links(page, url, html, passages)
+        fell = _check_links(tabs, url, html, passages)
         fallbacks += len(fell)
         opened += len(passages) - len(fell)
     assert opened > 20
@@ -184,7 +223,7 @@ def _random_directive(rng: random.Random, blocks: list[str], words: list[str]):
     return TextDirective(start, end, prefix, suffix)
 
 
-def test_random_directives_agree(page, publish):
+def test_random_directives_agree(tabs, publish):
     """Seeded random directives over random pages: Python and Chromium pick the same target."""
     from citavial.build.gate.fragments import format_directive
     rng = random.Random(7)
@@ -197,11 +236,12 @@ def test_random_directives_agree(page, publish):
         body = "".join(_wrap(rng.choice(tags), f"p{k}", t) for k, t in enumerate(blocks))
         html = page_html(body)
         url = publish(f"directives-{n}.html", html)
-        for _ in range(30):
-            d = _random_directive(rng, blocks, words)
-            fragment = ":~:text=" + format_directive(d)
+        directives = [_random_directive(rng, blocks, words) for _ in range(30)]
+        fragments = [":~:text=" + format_directive(d) for d in directives]
+        seen = chromium_targets(tabs, url, fragments)
+        for d, fragment, got in zip(directives, fragments, seen, strict=True):
             expected = python_target(html, fragment)
-            assert chromium_target(page, url, fragment) == expected, (url, d)
+            assert got == expected, (url, d)
             checked += 1
             matched += expected is not None
     assert checked == 150 and matched > 50, matched

@@ -35,21 +35,25 @@ def site(served_site):
 
 
 @pytest.fixture(scope="module")
-def page(browser):
-    """A tab of its own with service workers blocked: each link is a first visit served by the
-    loopback server (as a student's first click), not through the offline cache the site's
+def context(browser):
+    """A context of its own with service workers blocked: each link is a first visit served by
+    the loopback server (as a student's first click), not through the offline cache the site's
     worker would install (tests/browser/test_pwa.py proves that path); ~22 % less CPU over the
-    ~900 navigations (202 -> 157 s, n=1 each)."""
+    ~900 navigations (202 -> 157 s, n=1 each). check_links opens its tabs in it."""
     context = browser.new_context(viewport={"width": 1280, "height": 720},
                                   service_workers="block")
-    tab = context.new_page()
-    yield tab
+    yield context
     context.close()
 
 
-def test_links_land_on_their_passage(site, page, tmp_path):
+@pytest.fixture(scope="module")
+def page(context):
+    return context.new_page()
+
+
+def test_links_land_on_their_passage(site, context, tmp_path):
     site_dir, base = site
-    report = check_links(site_dir, base, page)
+    report = check_links(site_dir, base, context)
     write_report(tmp_path / "browser-links.json", report)   # for a look after a failure
     assert report["by_source"]["allowlist"] >= 200
     assert report["checked"] == sum(report["by_source"].values())
