@@ -216,6 +216,18 @@
     return found;
   };
 
+  /* The term a shown word counts for (undefined: none), remembered per word: fold works
+     character by character (NFKD) and 20 results hold thousands of words, most repeated. */
+  Index.prototype.markId = function (word) {
+    var memo = this.markIds || (this.markIds = new Map());
+    if (memo.has(word)) return memo.get(word);
+    var tok = fold(word);
+    var id = isDigit(tok) ? this.stemId.get(tok.replace(/\./g, "")) : this.wordId(tok);
+    if (tok.length < 2 || this.stop.has(tok)) id = undefined;
+    memo.set(word, id);
+    return id;
+  };
+
   Index.prototype.termIds = function (question) {
     var codes = this.codeRows(fold(question)), masked = mask(fold(question), codes);
     var toks = foldedTokens(masked), ids = [], tok, found, k, neg;
@@ -386,9 +398,8 @@
     var frag = document.createDocumentFragment(), last = 0, m;
     var word = /[\p{L}\p{N}]+/gu;
     while ((m = word.exec(text)) !== null) {
-      var tok = fold(m[0]);
-      var id = isDigit(tok) ? index.stemId.get(tok.replace(/\./g, "")) : index.wordId(tok);
-      if (id !== undefined && wanted.has(id) && tok.length > 1 && !index.stop.has(tok)) {
+      var id = index.markId(m[0]);
+      if (id !== undefined && wanted.has(id)) {
         frag.appendChild(document.createTextNode(text.slice(last, m.index)));
         var mark = document.createElement("mark");
         mark.textContent = m[0];
