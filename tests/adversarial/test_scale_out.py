@@ -19,7 +19,6 @@ import importlib.util
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -30,6 +29,7 @@ from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
+from nginx_run import start_nginx
 
 pytestmark = [pytest.mark.adversarial, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,12 +44,6 @@ def _load_script():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start_worker(dist: Path) -> tuple[subprocess.Popen, int]:
@@ -93,28 +87,25 @@ def cluster(tmp_path_factory, built_site):
     tmp = tmp_path_factory.mktemp("nginx")
     os.chmod(tmp, 0o755)
     workers = [_start_worker(built_site) for _ in range(2)]
-    port = _free_port()
-    conf = CONF.read_text().replace("127.0.0.1:8001", f"127.0.0.1:{workers[0][1]}") \
-        .replace("127.0.0.1:8002", f"127.0.0.1:{workers[1][1]}") \
-        .replace("listen 127.0.0.1:8080", f"listen 127.0.0.1:{port}")
-    conf = conf.replace("/var/log/nginx/citavial-api.log", str(tmp / "api.log")) \
-        .replace("/srv/citavial/dist", str(built_site))
-    head = (f"pid {tmp}/nginx.pid;\nerror_log {tmp}/error.log warn;\ndaemon off;\n"
-            "worker_processes 1;\nevents { worker_connections 512; }\n")
-    temps = "".join(f"{k}_temp_path {tmp}/{k};\n" for k in
-                    ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-    (tmp / "nginx.conf").write_text(head + "http {\n" + temps + conf + "}\n")
-    nginx = subprocess.Popen([str(NGINX), "-p", str(tmp), "-c", str(tmp / "nginx.conf")],
-                             stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if nginx.poll() is not None:
-                pytest.fail(f"nginx did not start: {nginx.stderr.read()}")
-            time.sleep(0.1)
+
+    def conf(port: int) -> str:
+        text = CONF.read_text().replace("127.0.0.1:8001", f"127.0.0.1:{workers[0][1]}") \
+            .replace("127.0.0.1:8002", f"127.0.0.1:{workers[1][1]}") \
+            .replace("listen 127.0.0.1:8080", f"listen 127.0.0.1:{port}")
+        text = text.replace("/var/log/nginx/citavial-api.log", str(tmp / "api.log")) \
+            .replace("/srv/citavial/dist", str(built_site))
+        head = (f"pid {tmp}/nginx.pid;\nerror_log {tmp}/error.log warn;\ndaemon off;\n"
+                "worker_processes 1;\nevents { worker_connections 512; }\n")
+        temps = "".join(f"{k}_temp_path {tmp}/{k};\n" for k in
+                        ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        return head + "http {\n" + temps + text + "}\n"
+
+    try:
+        nginx, port = start_nginx(NGINX, tmp, conf)
+    except BaseException:
+        for proc, _ in workers:
+            proc.kill()
+        raise
     try:
         yield {"port": port, "workers": workers, "log": tmp / "api.log", "tmp": tmp}
     finally:

@@ -8,13 +8,11 @@ from __future__ import annotations
 import gzip
 import http.client
 import shutil
-import socket
-import subprocess
-import time
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from nginx_run import start_nginx
 from support import ROOT
 
 from citavial.build.headers import csp
@@ -25,22 +23,17 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 SNIPPET = ROOT / "deploy" / "nginx-rgc.conf"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def nginx(published_site, tmp_path_factory):
     if not Path(NGINX).exists():
         pytest.fail("nginx is missing: run `apt-get install -y nginx` (tests/run_all.sh does)")
     prefix = tmp_path_factory.mktemp("nginx")
-    port = free_port()
     location = SNIPPET.read_text().replace("/srv/citavial/dist/", f"{published_site}/")
     temp = " ".join(f"{k}_temp_path {prefix}/{k};" for k in
                     ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-    (prefix / "nginx.conf").write_text(f"""
+
+    def conf(port: int) -> str:
+        return f"""
 user root; daemon off; worker_processes 1; pid {prefix}/nginx.pid;
 error_log {prefix}/error.log warn;
 events {{ worker_connections 64; }}
@@ -49,20 +42,8 @@ http {{ access_log off; {temp}
 {location}
   }}
 }}
-""")
-    proc = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"),
-                             "-e", str(prefix / "error.log")], stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"nginx did not start: {proc.stderr.read().decode()}"
-                            f"{(prefix / 'error.log').read_text(errors='replace')}")
-            time.sleep(0.05)
+"""
+    proc, port = start_nginx(NGINX, prefix, conf)
     yield f"http://127.0.0.1:{port}", published_site
     proc.terminate()
     proc.wait(timeout=10)
