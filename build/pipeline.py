@@ -54,12 +54,12 @@ from citavial.build.render.signpage import catalogue, groups, sign_entries, sign
 from citavial.build.stagecache import (
     Key,
     StageCache,
-    StageClock,
     listing,
     restore_site,
     site_entry,
     written,
 )
+from citavial.build.stageclock import StageClock
 from citavial.build.web.gzcache import GzipMemo
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
