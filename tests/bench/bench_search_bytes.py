@@ -7,7 +7,8 @@ Prints figures; asserts nothing; times nothing. Run (after `citavial build`):
 
 "before" is the single search-index.js the build used to write (every passage's result data and
 every posting in one script), rebuilt here byte for byte from the shards; "after" is, per golden
-question, the page's search files (search-index.js + static/search.js) plus the shards of the
+question, the page's search files (search-index.js and the scripts static/util.js,
+static/search-core.js and static/search.js) plus the shards of the
 question's terms and of its first result (first result), of its top 10, and of the 20 results the
 page shows. Gzip sizes are gzip -9, as the build precompresses (what `citavial serve` and nginx
 send). n = the golden questions; medians, p95 and max. Target (issue 27): first result after
@@ -91,7 +92,8 @@ def main() -> int:
     row = {k: i for i, k in enumerate(data["keys"])}
     retriever = load_retriever(dist)
     cache: dict[str, tuple[int, int]] = {}
-    page = [first_rel, asset(dist, "static/search.js").relative_to(dist).as_posix()]
+    page = [first_rel, *(asset(dist, f"static/{name}.js").relative_to(dist).as_posix()
+                         for name in ("util", "search-core", "search"))]
     before = sizes(monolith(data))
     base = [_file_sizes(dist, rel, cache) for rel in page]
     firsts, tops, shown, n_terms = [], [], [], []
@@ -113,7 +115,8 @@ def main() -> int:
     print(f"before (one script)        {before[0] / 1024:7.1f} KB raw  {before[1] / 1024:6.1f} KB "
           "gzip, for every search")
     print(f"after: first script        {base[0][0] / 1024:7.1f} KB raw  {base[0][1] / 1024:6.1f} KB "
-          f"gzip + search.js {base[1][0] / 1024:.1f} KB raw {base[1][1] / 1024:.1f} KB gzip; "
+          f"gzip + util.js, search-core.js, search.js {sum(r for r, _ in base[1:]) / 1024:.1f} KB "
+          f"raw {sum(g for _, g in base[1:]) / 1024:.1f} KB gzip; "
           f"{n_shards[0]} term shards, {n_shards[1]} docs shards")
     print(f"term shards per question   median {statistics.median(n_terms):.0f}  max {max(n_terms)}")
     print(_line("after: first result", firsts))

@@ -1,4 +1,4 @@
-// Runs site_src/static/search.js under node: argv[2] = dist/search-index.js, argv[3] = k.
+// Runs site_src/static/search-core.js (the ranking) under node: argv[2] = dist/search-index.js, argv[3] = k.
 // Reads one question per line (JSON string) on stdin; prints one JSON object per line:
 // {"refs": [ref key (lexical.ref_key)…], "signs": [[code, how]…]}. Shards (search/*.js) are
 // loaded on demand as the page loads them, from the directory of search-index.js.
@@ -13,7 +13,7 @@ vm.createContext(ctx);
 const base = path.dirname(process.argv[2]);
 vm.runInContext(fs.readFileSync(process.argv[2], "utf8"), ctx);
 vm.runInContext(fs.readFileSync(path.join(__dirname, "../../site_src/static/util.js"), "utf8"), ctx);
-vm.runInContext(fs.readFileSync(path.join(__dirname, "../../site_src/static/search.js"), "utf8"), ctx);
+vm.runInContext(fs.readFileSync(path.join(__dirname, "../../site_src/static/search-core.js"), "utf8"), ctx);
 const load = (file) => new Promise((resolve) => {
   vm.runInContext(fs.readFileSync(path.join(base, file), "utf8"), ctx);
   resolve();
