@@ -27,7 +27,8 @@ from citavial.build.web.pagememo import PageMemo
 # parts are authored (and tested) separately. Bundle → parts, in order.
 BUNDLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("static/app.css", ("static/site.css", "static/chat.css", "static/pwa.css")),
-    ("static/app.js", ("static/pwa.js", "static/tables.js", "static/chat.js")),
+    ("static/app.js", ("static/pwa.js", "static/tables.js", "static/chat-view.js",
+                       "static/chat.js")),
 )
 HASHED_SUFFIXES = frozenset({".css", ".js"})   # icons keep stable names (og:image, manifest)
 # Text files worth a precompressed twin; smaller files gain nothing from gzip.
