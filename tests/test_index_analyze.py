@@ -23,6 +23,8 @@ from citavial.build.index.analyze import analyze, fold, is_exact, words
     pytest.param("articulo 82.2", ["art82"], id="apartado-number-dropped"),
     pytest.param("anexo II", ["anexoii"], id="annex"),
     pytest.param("ANEXO I", ["anexoi"], id="annex-upper"),
+    pytest.param("ARTÍCULO 48 del Anexo IV", ["art48", "anexoiv"], id="designators-upper"),
+    pytest.param("sin número ni designador", ["numer", "design"], id="no-digit-no-designator"),
     pytest.param("señal R-301", ["señal", "r-301"], id="sign-code"),
     pytest.param("marca M\u20116.3", ["marc", "m-6.3"], id="sign-nonbreaking-hyphen"),
     pytest.param("Camión CAMIÓN camion", ["camion", "camion", "camion"], id="case-accents"),
