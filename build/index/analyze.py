@@ -66,13 +66,19 @@ def _numbers(text: str, out: list[tuple[int, str]]) -> str:
     return text
 
 
+# Words a memo keeps at most (as text.stem's cache): a build's texts share a vocabulary of a
+# few ten thousand words, and a long-running worker must not grow with every word it is sent.
+MEMO_LIMIT = 200_000
+
+
 class _WordTerms(dict):
     """A folded word → its term: the stem, or "" for a stop word or a one-letter word
-    (filled on first sight: a build's texts share a vocabulary of a few ten thousand words)."""
+    (filled on first sight, up to MEMO_LIMIT words)."""
 
     def __missing__(self, word: str) -> str:
         term = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
-        self[word] = term
+        if len(self) < MEMO_LIMIT:
+            self[word] = term
         return term
 
 

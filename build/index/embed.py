@@ -16,7 +16,7 @@ import numpy as np
 
 from citavial.build import paths
 from citavial.build.errors import BuildError
-from citavial.build.index.analyze import STOP_WORDS, fold, stem
+from citavial.build.index.analyze import MEMO_LIMIT, STOP_WORDS, fold, stem
 from citavial.build.patterns import SEARCH_WORD
 
 DEFAULT_MODEL = paths.EMBEDDINGS / "citavial-static-v1"
@@ -131,7 +131,8 @@ class Embedder:
 
 class _WordIds(dict):
     """A folded word → its vocabulary id (its stem's when the word is not in the vocabulary),
-    -1 for none; ``words``' filter applied. Filled on first sight of each word."""
+    -1 for none; ``words``' filter applied. Filled on first sight of each word, up to
+    analyze.MEMO_LIMIT words (a worker's embedder lives as long as the worker)."""
 
     def __init__(self, vocab: dict[str, int]) -> None:
         super().__init__()
@@ -143,7 +144,8 @@ class _WordIds(dict):
             i = self.vocab.get(word, -1)
             if i < 0:
                 i = self.vocab.get(stem(word), -1)
-        self[word] = i
+        if len(self) < MEMO_LIMIT:
+            self[word] = i
         return i
 
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from citavial.build import patterns as P
 from citavial.build.index import signmatch
+from citavial.build.index.analyze import MEMO_LIMIT
 from citavial.build.index.bm25 import build_bm25_parts
 from citavial.build.index.collect import groups
 from citavial.build.index.hooks import Hook
@@ -91,22 +92,18 @@ def doc_terms(text: str) -> list[str]:
 
 class _TokenTerms(dict):
     """A document token → its index term: a number without its thousands dots, a word's stem,
-    or "" (a stop word or a one-letter word: no term). Filled on first sight of each token, and
-    ``forms`` with the tokens that are words with a term (what form_tokens keeps)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.forms: set[str] = set()
+    or "" (a stop word or a one-letter word: no term). Filled on first sight of each token, up
+    to analyze.MEMO_LIMIT tokens."""
 
     def __missing__(self, tok: str) -> str:
         if tok[0].isdigit():
             term = tok.replace(".", "")
         elif len(tok) > 1 and tok not in STOP_WORDS:
             term = stem(tok)
-            self.forms.add(tok)
         else:
             term = ""
-        self[tok] = term
+        if len(self) < MEMO_LIMIT:
+            self[tok] = term
         return term
 
 
@@ -117,8 +114,9 @@ def doc_analysis(text: str) -> tuple[list[str], frozenset[str]]:
     """(doc_terms, form_tokens) of a document from one tokenisation."""
     folded = fold(text)
     tokens = P.SEARCH_CLIENT_TOKEN.findall(folded)   # no capturing group: whole matches
-    out = [t for t in map(_TOKEN_TERM.__getitem__, tokens) if t]
-    forms = _TOKEN_TERM.forms.intersection(tokens)
+    term = _TOKEN_TERM.__getitem__
+    out = [t for t in map(term, tokens) if t]
+    forms = {tok for tok in set(tokens) if not tok[0].isdigit() and term(tok)}   # words
     return out + _designators(folded, tokens), frozenset(forms)
 
 
