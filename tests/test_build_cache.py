@@ -34,6 +34,23 @@ def test_shared_analysis_returns_what_the_embedder_returns(embedder):
     assert analysis.embedded == len(set(TEXTS))
 
 
+def test_what_two_indexes_share_is_computed_once_for_the_same_objects(embedder):
+    """Analysis.shared: the product and dev-clean indexes are given the very same passages and
+    URLs, so what they compute from the passages alone is computed once; other objects (even
+    equal ones) are computed afresh."""
+    analysis = Analysis(embedder)
+    passages, urls, calls = ("p1", "p2"), {"p1": "u"}, []
+
+    def compute():
+        calls.append(1)
+        return len(calls)
+
+    assert analysis.shared((passages, urls), compute) == 1
+    assert analysis.shared((passages, urls), compute) == 1
+    assert analysis.shared((passages, dict(urls)), compute) == 2
+    assert len(calls) == 2
+
+
 def test_vectors_come_back_from_the_cache_unchanged(embedder, tmp_path):
     first = Analysis(embedder, tmp_path)
     vecs = first.encode(TEXTS)

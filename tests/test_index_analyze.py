@@ -23,6 +23,8 @@ from citavial.build.index.analyze import analyze, fold, is_exact, words
     pytest.param("articulo 82.2", ["art82"], id="apartado-number-dropped"),
     pytest.param("anexo II", ["anexoii"], id="annex"),
     pytest.param("ANEXO I", ["anexoi"], id="annex-upper"),
+    pytest.param("ARTÍCULO 48 del Anexo IV", ["art48", "anexoiv"], id="designators-upper"),
+    pytest.param("sin número ni designador", ["numer", "design"], id="no-digit-no-designator"),
     pytest.param("señal R-301", ["señal", "r-301"], id="sign-code"),
     pytest.param("marca M\u20116.3", ["marc", "m-6.3"], id="sign-nonbreaking-hyphen"),
     pytest.param("Camión CAMIÓN camion", ["camion", "camion", "camion"], id="case-accents"),
@@ -87,3 +89,22 @@ def test_is_exact(term, expected):
 def test_search_patterns(pattern, text, match):
     m = pattern.search(text)
     assert (m.group(0) if m else None) == match
+
+
+def test_full_word_memos_stop_growing_and_still_answer(monkeypatch):
+    """The word memos of analyze, the lexical documents and the embedder keep at most
+    MEMO_LIMIT entries (a worker is sent words without end); past it a word is still analysed
+    the same, just not kept."""
+    from citavial.build.index import analyze as A
+    from citavial.build.index import embed as E
+    from citavial.build.index.query import lexical as L
+    e = E.load_embedder()
+    text = "Circulaban zqxwords velocísimos por 3.500 autopistas"
+    want = (A.analyze(text), L.doc_analysis(text), e.token_ids(text))
+    for module in (A, E, L):
+        monkeypatch.setattr(module, "MEMO_LIMIT", 0)
+    sizes = (len(A._WORD_TERM), len(L._TOKEN_TERM), len(e._word_ids or {}))
+    A._WORD_TERM.clear(), L._TOKEN_TERM.clear(), (e._word_ids or {}).clear()
+    assert (A.analyze(text), L.doc_analysis(text), e.token_ids(text)) == want
+    assert (len(A._WORD_TERM), len(L._TOKEN_TERM), len(e._word_ids or {})) == (0, 0, 0)
+    assert min(sizes) > 0   # they were filled before the limit

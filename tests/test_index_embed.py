@@ -37,6 +37,31 @@ def test_stem_fallback_reaches_unseen_inflections():
     assert v[0].any() and np.allclose(v[0], v[1]) and np.allclose(v[2], v[3])
 
 
+def test_texts_of_one_length_are_averaged_as_one_text_alone():
+    """embed._means averages the texts with the same number of tokens in one array operation:
+    the very float32 bits of each text's own ``matrix[ids].mean(axis=0)`` (the index files and
+    the build cache's vectors are the same bytes as before it)."""
+    from citavial.build.index.embed import _means
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((500, 16)).astype(np.float32)
+    ids = [list(rng.integers(0, 500, n)) for n in [0, 1, 2, 3, 8, 9, 17, 130, 300]
+           for _ in range(3)]
+    got = _means(matrix, ids)
+    for row, tokens in enumerate(ids):
+        want = matrix[tokens].mean(axis=0) if tokens else np.zeros(16, np.float32)
+        assert got[row].tobytes() == want.tobytes(), (row, len(tokens))
+
+
+def test_word_ids_read_the_vocabulary_then_the_stem():
+    """token_ids' memo of words gives what a lookup of each word (else its stem) gives."""
+    from citavial.build.index.analyze import stem, words
+    e = load_embedder()
+    for text in [*TEXTS, "Aparcaremos el coche; LUCES de cruce", "a y o la de"]:
+        want = [e.vocab.get(w, e.vocab.get(stem(w))) for w in words(text)]
+        assert e.token_ids(text) == [i for i in want if i is not None]
+        assert e.token_ids(text) == e.token_ids(text)   # memo hit: same ids
+
+
 def test_student_words_land_near_regulation_words():
     """The point of training on hooks paired with passages."""
     e = load_embedder()

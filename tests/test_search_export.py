@@ -25,6 +25,7 @@ from citavial.build.web.assets import asset
     pytest.param([], "", id="empty"),
     pytest.param([0, 1], "0,1", id="first-row"),
     pytest.param([5, 100, 6, 36, 5899, 1449], "5,2s,0,10,4jo,149", id="deltas-base36"),
+    pytest.param([0, 1295, 1, 1296, 50000, 46656], "0,zz,0,100,12ku,1000", id="beyond-two-digits"),
 ])
 def test_posting_round_trip(posting, text):
     assert encode_posting(posting) == text

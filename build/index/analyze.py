@@ -34,10 +34,11 @@ def _mask(text: str, start: int, end: int) -> str:
 
 def _designators(text: str, out: list[tuple[int, str]]) -> str:
     """Collect article, annex and sign designators; return the text with them blanked out."""
-    for m in list(P.SEARCH_ARTICLE.finditer(text)):
+    lower = text.lower()   # each pattern opens with its word: a text without it is not scanned
+    for m in list(P.SEARCH_ARTICLE.finditer(text)) if "art" in lower else ():
         out.append((m.start(), "art" + m.group(1) + (m.group(2) or "").lower()))
         text = _mask(text, m.start(), m.end())
-    for m in list(P.SEARCH_ANNEX.finditer(text)):
+    for m in list(P.SEARCH_ANNEX.finditer(text)) if "anexo" in lower else ():
         out.append((m.start(), "anexo" + m.group(1).lower()))
         text = _mask(text, m.start(), m.end())
     if "-" not in text and "\u2011" not in text:   # a sign code has one of these hyphens
@@ -50,6 +51,8 @@ def _designators(text: str, out: list[tuple[int, str]]) -> str:
 
 def _numbers(text: str, out: list[tuple[int, str]]) -> str:
     """Collect numbers (thousands dots dropped, decimal comma kept) and number+unit terms."""
+    if P.TEXT_NUMBER.search(text) is None:   # no digit: no number (a quicker scan)
+        return text
     for m in list(P.SEARCH_NUMBER.finditer(text)):
         num = m.group(1)
         if "." in num:
@@ -63,18 +66,37 @@ def _numbers(text: str, out: list[tuple[int, str]]) -> str:
     return text
 
 
+# Words a memo keeps at most (as text.stem's cache): a build's texts share a vocabulary of a
+# few ten thousand words, and a long-running worker must not grow with every word it is sent.
+MEMO_LIMIT = 200_000
+
+
+class _WordTerms(dict):
+    """A folded word → its term: the stem, or "" for a stop word or a one-letter word
+    (filled on first sight, up to MEMO_LIMIT words)."""
+
+    def __missing__(self, word: str) -> str:
+        term = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
+        if len(self) < MEMO_LIMIT:
+            self[word] = term
+        return term
+
+
+_WORD_TERM = _WordTerms()
+
+
 def analyze(text: str) -> list[str]:
     """The search terms of ``text`` in reading order (duplicates kept: BM25 counts them)."""
     text = unicodedata.normalize("NFC", text)
     found: list[tuple[int, str]] = []
     rest = _numbers(_designators(text, found), found)
+    term = _WORD_TERM.__getitem__
     if not found:   # words alone: already in reading order
-        return [stem(w) for w in P.SEARCH_WORD.findall(fold(rest))
-                if len(w) > 1 and w not in STOP_WORDS]
+        return [t for t in map(term, P.SEARCH_WORD.findall(fold(rest))) if t]
     for m in P.SEARCH_WORD.finditer(fold(rest)):
-        w = m.group(0)
-        if len(w) > 1 and w not in STOP_WORDS:
-            found.append((m.start(), stem(w)))
+        t = term(m.group(0))
+        if t:
+            found.append((m.start(), t))
     found.sort(key=lambda t: t[0])
     return [t for _, t in found]
 

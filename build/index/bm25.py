@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -57,10 +58,11 @@ def build_bm25(docs: Sequence[Sequence[str]], k1: float = K1, b: float = B,
     if not any(docs):   # nothing to index; an empty index scores 0 everywhere
         return Bm25Matrix(vocab=(), indptr=np.zeros(1, np.int32), docs=np.zeros(0, np.int32),
                           weights=np.zeros(0, np.float32), n_docs=len(docs))
-    vocab = tuple(sorted({t for d in docs for t in d}))
+    vocab = tuple(sorted(set(chain.from_iterable(docs))))
     ids = {t: i for i, t in enumerate(vocab)}
     lens = [len(d) for d in docs]
-    flat = np.fromiter((ids[t] for d in docs for t in d), dtype=np.int64, count=sum(lens))
+    flat = np.fromiter(map(ids.__getitem__, chain.from_iterable(docs)), dtype=np.int64,
+                       count=sum(lens))
     doc_of = np.repeat(np.arange(len(docs), dtype=np.int64), lens)
     pairs, tf = np.unique(flat * len(docs) + doc_of, return_counts=True)   # term-major, docs asc
     term, doc = np.divmod(pairs, len(docs))

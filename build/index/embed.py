@@ -16,7 +16,8 @@ import numpy as np
 
 from citavial.build import paths
 from citavial.build.errors import BuildError
-from citavial.build.index.analyze import stem, words
+from citavial.build.index.analyze import MEMO_LIMIT, STOP_WORDS, fold, stem
+from citavial.build.patterns import SEARCH_WORD
 
 DEFAULT_MODEL = paths.EMBEDDINGS / "citavial-static-v1"
 ENV_VAR = paths.EMBEDDINGS_ENV
@@ -79,6 +80,7 @@ class Embedder:
         self.stem_fallback = bool(config.get("citavial_stem_fallback"))
         tensors = load_file(str(self.path / "model.safetensors"))
         self._static = None
+        self._word_ids: _WordIds | None = None
         if "embeddings" not in tensors or "weights" in tensors or "mapping" in tensors:
             from model2vec import StaticModel
             self._static = StaticModel.from_pretrained(self.path, force_download=False)
@@ -104,15 +106,12 @@ class Embedder:
         return int(self.matrix.shape[1])
 
     def token_ids(self, text: str) -> list[int]:
-        """Vocabulary ids of ``text``'s words (stem-fallback models)."""
-        out = []
-        for w in words(text):
-            i = self.vocab.get(w)
-            if i is None:
-                i = self.vocab.get(stem(w))
-            if i is not None:
-                out.append(i)
-        return out
+        """Vocabulary ids of ``text``'s words (stem-fallback models): a word's own id, else
+        its stem's; a word with neither (or a stop word, a one-letter word) has none."""
+        ids = self._word_ids
+        if ids is None:
+            ids = self._word_ids = _WordIds(self.vocab)
+        return [i for i in map(ids.__getitem__, SEARCH_WORD.findall(fold(text))) if i >= 0]
 
     def _ids(self, texts: Sequence[str]) -> list[list[int]]:
         if self.stem_fallback:
@@ -125,12 +124,45 @@ class Embedder:
             vecs = np.asarray(self._static.encode(list(texts), use_multiprocessing=False),
                               dtype=np.float32).reshape(len(texts), -1)
         else:
-            vecs = np.zeros((len(texts), self.dim), dtype=np.float32)
-            for row, ids in enumerate(self._ids(texts)):
-                if ids:
-                    vecs[row] = self.matrix[ids].mean(axis=0)
+            vecs = _means(self.matrix, self._ids(texts))
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         return np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
+
+
+class _WordIds(dict):
+    """A folded word → its vocabulary id (its stem's when the word is not in the vocabulary),
+    -1 for none; ``words``' filter applied. Filled on first sight of each word, up to
+    analyze.MEMO_LIMIT words (a worker's embedder lives as long as the worker)."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        super().__init__()
+        self.vocab = vocab
+
+    def __missing__(self, word: str) -> int:
+        i = -1
+        if len(word) > 1 and word not in STOP_WORDS:
+            i = self.vocab.get(word, -1)
+            if i < 0:
+                i = self.vocab.get(stem(word), -1)
+        if len(self) < MEMO_LIMIT:
+            self[word] = i
+        return i
+
+
+def _means(matrix: np.ndarray, ids: Sequence[Sequence[int]]) -> np.ndarray:
+    """Per text, the mean of its tokens' rows of ``matrix`` (a zero row for a text without
+    tokens). The texts with the same number of tokens are averaged in one array operation,
+    which gives the very float32 values of ``matrix[ids].mean(axis=0)`` text by text (numpy
+    sums a column the same way for one text or for many of the same length: pinned by
+    tests/test_index_embed.py)."""
+    vecs = np.zeros((len(ids), matrix.shape[1]), dtype=np.float32)
+    by_count: dict[int, list[int]] = {}
+    for row, tokens in enumerate(ids):
+        if tokens:
+            by_count.setdefault(len(tokens), []).append(row)
+    for rows in by_count.values():
+        vecs[rows] = matrix[np.array([ids[r] for r in rows], dtype=np.intp)].mean(axis=1)
+    return vecs
 
 
 def load_embedder(spec: str | os.PathLike | None = None) -> Embedder:

@@ -39,11 +39,12 @@ def dump_json(obj: Any) -> bytes:
 def write_index(index_dir: Path, docs: dict[str, Any], arrays: dict[str, np.ndarray],
                 manifest: dict[str, Any], model_dir: Path | None) -> dict[str, Any]:
     """Write every file, then the manifest (last: a reader never sees a manifest whose files
-    are missing). Returns the manifest written, with its ``version`` and file hashes."""
+    are missing). Returns the manifest written, with its ``version`` and file hashes. A
+    document given as bytes is its JSON already (``dump_json``'s), written as is."""
     from safetensors.numpy import save
     index_dir = Path(index_dir)
-    blobs = {name: dump_json(docs[name.removesuffix(".json")])
-             for name in FILES if name.endswith(".json")}
+    blobs = {name: doc if isinstance(doc := docs[name.removesuffix(".json")], bytes)
+             else dump_json(doc) for name in FILES if name.endswith(".json")}
     blobs["arrays.safetensors"] = save({k: np.ascontiguousarray(v) for k, v in arrays.items()})
     if model_dir is not None:
         for f in sorted(p for p in model_dir.iterdir() if p.is_file() and p.suffix != ".md"):

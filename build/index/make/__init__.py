@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from citavial.build.index.make.analysis import Analysis
 from citavial.build.index.query.lexical import build_lexical, norms_of
 from citavial.build.index.query.rankers import Settings
 from citavial.build.index.signmatch import sign_json, sign_table
-from citavial.build.index.store import write_index
+from citavial.build.index.store import dump_json, write_index
 from citavial.build.models import Passage, SignEntry
 
 __all__ = ["build_index", "collect", "promoted_hooks", "Analysis", "DEFAULT_HOOKS",
@@ -44,8 +44,7 @@ def passage_url(p: Passage, urls: Mapping[str, str]) -> str:
     return urls.get(p.ref) or f"{p.page}#{p.anchor}"
 
 
-def _group_rows(passages: Sequence[Passage]) -> list[int]:
-    keys = groups(passages)
+def _group_rows(keys: Sequence[str]) -> list[int]:
     row = {k: i for i, k in enumerate(dict.fromkeys(keys))}
     return [row[k] for k in keys]
 
@@ -80,6 +79,39 @@ def _backend(settings: Settings, model: str, hooks: str) -> str:
     return "+".join(parts)
 
 
+class _PassageSide(NamedTuple):
+    """What an index computes from its passages alone, not its hooks: the same for the
+    build's two indexes, so computed once for both (Analysis.shared)."""
+
+    ctx: dict[str, str]                 # collect.contexts
+    groups: list[str]                   # collect.groups
+    row: dict[str, int]                 # ref → row
+    bm: Any                             # bm25.Bm25Matrix of the passages' own terms
+    units: list[str]                    # unit refs in order
+    docs: bytes                         # passages.json (store.dump_json: dumped once)
+    arrays: dict[str, np.ndarray]       # the passages' BM25 postings and vectors
+
+
+def _passage_side(passages: Sequence[Passage], urls: Mapping[str, str],
+                  analysis: Analysis) -> _PassageSide:
+    ctx, keys = contexts(passages), groups(passages)
+    units = list(dict.fromkeys(p.unit_ref for p in passages))
+    unit_row = {u: i for i, u in enumerate(units)}
+    terms = analysis.terms
+    bm = build_bm25_parts([terms(f"{p.label}. {p.title}") + terms(ctx[p.ref]) + terms(p.text)
+                           for p in passages], norms_of(passages))
+    pvec = analysis.encode([f"{p.title} {ctx[p.ref]} {p.text}" for p in passages])
+    docs = dump_json({"refs": [p.ref for p in passages], "urls": [passage_url(p, urls)
+            for p in passages], "labels": [p.label for p in passages],
+            "texts": [p.text for p in passages], "units": units,
+            "unit_of": [unit_row[p.unit_ref] for p in passages],
+            "group_of": _group_rows(keys),
+            "tables": {p.ref: [[[c.text, c.header] for c in row] for row in p.table.rows]
+                       for p in passages if p.table is not None}})
+    return _PassageSide(ctx, keys, {p.ref: i for i, p in enumerate(passages)}, bm, units, docs,
+                        {**_bm25_arrays("bm25", bm), "passage_vecs": pvec.astype(np.float16)})
+
+
 def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
                 hooks_path: Path | Sequence[Path],
                 out_dir: Path, *, embeddings: str | None = None,
@@ -101,39 +133,28 @@ def build_index(passages: Sequence[Passage], urls: Mapping[str, str],
     settings = settings or DEFAULT_SETTINGS
     if not passages:
         raise BuildError("build_index", "no passages to index", "check the ingest stage")
-    ctx = contexts(passages)
-    hooks, skipped = load_hooks(hooks_path, {p.ref for p in passages})
     if analysis is None:
         analysis = Analysis(load_embedder(embeddings))
     embedder = analysis.embedder
-    row = {p.ref: i for i, p in enumerate(passages)}
-    units = list(dict.fromkeys(p.unit_ref for p in passages))
-    unit_row = {u: i for i, u in enumerate(units)}
-    terms = analysis.terms
-    bm = build_bm25_parts([terms(f"{p.label}. {p.title}") + terms(ctx[p.ref]) + terms(p.text)
-                           for p in passages], norms_of(passages))
-    hbm = build_bm25([terms(h.question) for h in hooks])
-    pvec = analysis.encode([f"{p.title} {ctx[p.ref]} {p.text}" for p in passages])
+    ps = analysis.shared((passages, urls), lambda: _passage_side(passages, urls, analysis))
+    units, bm = ps.units, ps.bm
+    hooks, skipped = load_hooks(hooks_path, set(ps.row))
+    hbm = build_bm25([analysis.terms(h.question) for h in hooks])
     hvec = analysis.encode([h.question for h in hooks])
     model, bundle = _model_info(embedder.path, embedder.name)
     hv = hooks_version(hooks_path)
     docs: dict[str, Any] = {
-        "passages": {"refs": [p.ref for p in passages], "urls": [passage_url(p, urls)
-                     for p in passages], "labels": [p.label for p in passages],
-                     "texts": [p.text for p in passages], "units": units,
-                     "unit_of": [unit_row[p.unit_ref] for p in passages],
-                     "group_of": _group_rows(passages),
-                     "tables": {p.ref: [[[c.text, c.header] for c in row] for row in p.table.rows]
-                                for p in passages if p.table is not None}},
+        "passages": ps.docs,
         "terms": {"passages": list(bm.vocab), "hooks": list(hbm.vocab)},
         "hooks": {"questions": [h.question for h in hooks], "version": hv},
-        "lexical": {**build_lexical(passages, ctx, hooks, terms_of=analysis.doc_terms,
-                                    forms_of=analysis.form_tokens), **sign_table(signs)},
+        "lexical": {**build_lexical(passages, ps.ctx, hooks, terms_of=analysis.doc_terms,
+                                    forms_of=analysis.form_tokens, group_keys=ps.groups),
+                    **sign_table(signs)},
         "signs": [sign_json(s) for s in signs],
     }
-    arrays = {**_bm25_arrays("bm25", bm), **_bm25_arrays("hooks_bm25", hbm),
-              "passage_vecs": pvec.astype(np.float16), "hook_vecs": hvec.astype(np.float16),
-              "hook_passage": np.array([row[h.ref] for h in hooks], dtype=np.int32)}
+    arrays = {**ps.arrays, **_bm25_arrays("hooks_bm25", hbm),
+              "hook_vecs": hvec.astype(np.float16),
+              "hook_passage": np.array([ps.row[h.ref] for h in hooks], dtype=np.int32)}
     manifest: dict[str, Any] = {
         "backend": _backend(settings, embedder.name, hv), "settings": settings.as_json(),
         "model": model, "hooks": hv,

@@ -17,9 +17,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -109,9 +110,10 @@ class Analysis:
         self.embedder = embedder
         self.store = BuildCache(cache_dir, embedder) if cache_dir is not None else None
         self._terms: dict[str, list[str]] = {}        # text → analyze(text)
-        self._docs: dict[str, list] = {}              # text → [terms, forms]
+        self._docs: dict[str, tuple[list[str], frozenset[str]]] = {}   # text → (terms, forms)
         self._vecs: dict[str, np.ndarray] = {}        # text → its embedding
         self.embedded = 0   # texts embedded by this build (the rest came from the cache)
+        self._shared: tuple[tuple, Any] | None = None   # (key, value): shared()
 
     def terms(self, text: str) -> list[str]:
         """analyze.analyze(text), once per text."""
@@ -121,13 +123,11 @@ class Analysis:
             self._terms[text] = out = analyze(text) if out is None else out
         return out
 
-    def _doc(self, text: str) -> list:
+    def _doc(self, text: str) -> tuple[list[str], frozenset[str]]:
         out = self._docs.get(text)
         if out is None:
-            out = self.store.docs.get(digest(text).hex()) if self.store is not None else None
-            if out is None:
-                terms, forms = lexical.doc_analysis(text)
-                out = [terms, sorted(forms)]
+            kept = self.store.docs.get(digest(text).hex()) if self.store is not None else None
+            out = lexical.doc_analysis(text) if kept is None else (kept[0], frozenset(kept[1]))
             self._docs[text] = out
         return out
 
@@ -137,7 +137,16 @@ class Analysis:
 
     def form_tokens(self, text: str) -> frozenset[str]:
         """lexical.form_tokens(text), once per text."""
-        return frozenset(self._doc(text)[1])
+        return self._doc(text)[1]
+
+    def shared(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once for the objects of ``key`` (compared by identity: the indexes of
+        one build are given the very same passages and URLs), e.g. what an index computes
+        from its passages alone."""
+        if self._shared is None or len(self._shared[0]) != len(key) or any(
+                a is not b for a, b in zip(self._shared[0], key, strict=True)):
+            self._shared = (key, compute())
+        return self._shared[1]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embedder.encode(texts), each distinct text embedded at most once (or read from the
@@ -163,4 +172,5 @@ class Analysis:
         if self.store is not None:
             self.store.save({digest(t): v for t, v in self._vecs.items()},
                             {digest(t).hex(): v for t, v in self._terms.items()},
-                            {digest(t).hex(): v for t, v in self._docs.items()})
+                            {digest(t).hex(): [terms, sorted(forms)]
+                             for t, (terms, forms) in self._docs.items()})

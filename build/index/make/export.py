@@ -75,28 +75,31 @@ def display_docs(passages: Sequence[Passage], urls: Mapping[str, str]) -> list[l
              NORMS[Ref.parse(p.ref).norm].title] for p in passages]
 
 
-# Every number below 36² in base 36: most deltas and weights are (one lookup, not a loop).
-_B36 = [a + b if a != "0" else b for a in DIGITS for b in DIGITS]
+class _Base36(dict):
+    """A number ≥ 0 → its digits in base 36: every number below 36² from the start (most
+    deltas and weights are), a larger one written on first sight."""
+
+    def __missing__(self, n: int) -> str:
+        out, m = "", n
+        while True:
+            m, d = divmod(m, 36)
+            out = DIGITS[d] + out
+            if not m:
+                break
+        self[n] = out
+        return out
 
 
-def _b36(n: int) -> str:
-    if n < len(_B36):
-        return _B36[n]
-    out = ""
-    while True:
-        n, d = divmod(n, 36)
-        out = DIGITS[d] + out
-        if not n:
-            return out
+_B36 = _Base36((i, a + b if a != "0" else b) for i, (a, b) in enumerate(
+    (a, b) for a in DIGITS for b in DIGITS))
 
 
 def encode_posting(posting: Sequence[int]) -> str:
     """[row, weight, row, weight, …] (rows ascending) → "Δrow,weight,…" in base 36."""
-    out, prev = [], -1
-    for i in range(0, len(posting), 2):
-        out += [_b36(posting[i] - prev - 1), _b36(posting[i + 1])]
-        prev = posting[i]
-    return ",".join(out)
+    rows = posting[0::2]
+    out = list(posting)
+    out[0::2] = [r - p - 1 for r, p in zip(rows, [-1, *rows], strict=False)]
+    return ",".join(map(_B36.__getitem__, out))
 
 
 def decode_posting(text: str) -> list[int]:

@@ -41,6 +41,7 @@ import numpy as np
 
 from citavial.build import patterns as P
 from citavial.build.index import signmatch
+from citavial.build.index.analyze import MEMO_LIMIT
 from citavial.build.index.bm25 import build_bm25_parts
 from citavial.build.index.collect import groups
 from citavial.build.index.hooks import Hook
@@ -89,14 +90,33 @@ def doc_terms(text: str) -> list[str]:
     return doc_analysis(text)[0]
 
 
+class _TokenTerms(dict):
+    """A document token → its index term: a number without its thousands dots, a word's stem,
+    or "" (a stop word or a one-letter word: no term). Filled on first sight of each token, up
+    to analyze.MEMO_LIMIT tokens."""
+
+    def __missing__(self, tok: str) -> str:
+        if tok[0].isdigit():
+            term = tok.replace(".", "")
+        elif len(tok) > 1 and tok not in STOP_WORDS:
+            term = stem(tok)
+        else:
+            term = ""
+        if len(self) < MEMO_LIMIT:
+            self[tok] = term
+        return term
+
+
+_TOKEN_TERM = _TokenTerms()
+
+
 def doc_analysis(text: str) -> tuple[list[str], frozenset[str]]:
     """(doc_terms, form_tokens) of a document from one tokenisation."""
     folded = fold(text)
     tokens = P.SEARCH_CLIENT_TOKEN.findall(folded)   # no capturing group: whole matches
-    forms = {tok for tok in tokens if len(tok) > 1 and tok not in STOP_WORDS
-             and not tok[0].isdigit()}
-    out = [tok.replace(".", "") if tok[0].isdigit() else stem(tok) for tok in tokens
-           if tok in forms or tok[0].isdigit()]
+    term = _TOKEN_TERM.__getitem__
+    out = [t for t in map(term, tokens) if t]
+    forms = {tok for tok in set(tokens) if not tok[0].isdigit() and term(tok)}   # words
     return out + _designators(folded, tokens), frozenset(forms)
 
 
@@ -187,10 +207,12 @@ def form_tokens(text: str) -> frozenset[str]:
 def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
                   hooks: Sequence[Hook], *,
                   terms_of: Callable[[str], list[str]] = doc_terms,
-                  forms_of: Callable[[str], frozenset[str]] = form_tokens) -> dict[str, Any]:
+                  forms_of: Callable[[str], frozenset[str]] = form_tokens,
+                  group_keys: Sequence[str] | None = None) -> dict[str, Any]:
     """The ranking data: stems, word forms, integer postings and each passage's group.
-    ``terms_of``/``forms_of`` are doc_terms/form_tokens or memoised versions of them (the
-    build's two indexes share one analysis: build/index/make/analysis.py)."""
+    ``terms_of``/``forms_of`` are doc_terms/form_tokens or memoised versions of them, and
+    ``group_keys`` collect.groups(passages) computed before (the build's two indexes share one
+    analysis: build/index/make/analysis.py)."""
     extra: dict[str, list[str]] = {}
     for h in hooks:
         extra.setdefault(h.ref, []).append(h.question)
@@ -199,8 +221,9 @@ def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
     bm = build_bm25_parts([terms_of(t) for t in texts], norms)
     stem_id = {t: i for i, t in enumerate(bm.vocab)}
     forms: dict[str, int] = {}
+    term = _TOKEN_TERM.__getitem__   # a form token's term is its stem
     for tok in set().union(*(forms_of(t) for t in texts)):
-        s = stem_id.get(stem(tok))
+        s = stem_id.get(term(tok))
         if s is not None:
             forms[tok] = s
     # [row, weight, row, weight, …] per term, weights as integers ≥ 1, sliced from one array
@@ -210,7 +233,7 @@ def build_lexical(passages: Sequence[Passage], ctx: Mapping[str, str],
     flat = np.column_stack((bm.docs.astype(np.int64), w)).ravel().tolist()
     bounds = (2 * bm.indptr).tolist()
     postings = [flat[bounds[t]:bounds[t + 1]] for t in range(len(bm.vocab))]
-    keys = groups(passages)
+    keys = groups(passages) if group_keys is None else group_keys
     group_row = {g: i for i, g in enumerate(dict.fromkeys(keys))}
     return {"scale": SCALE, "stop": sorted(STOP_WORDS), "query_stop": sorted(QUERY_STOP),
             "negation": list(NEGATION), "min_prefix": MIN_PREFIX, "head": HEAD,
