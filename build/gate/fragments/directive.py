@@ -25,11 +25,11 @@ from citavial.build.errors import BuildError
 from citavial.build.gate.fragments.match import (
     TextDirective,
     boundary_at,
+    folded,
     match_directive,
     source_text,
 )
 from citavial.build.gate.fragments.textmodel import PageText
-from citavial.build.normalize import normalize
 
 __all__ = [
     "DeepLink", "TextDirective", "context_after", "context_before", "decode_term", "deep_link",
@@ -186,7 +186,7 @@ def locate(page: PageText, anchor_id: str, text: str) -> tuple[int, int]:
     if extent is None:
         raise BuildError(f"#{anchor_id}", "has no searchable text on the rendered page",
                          "link to an element that exists and contains visible text")
-    needle = normalize(text)
+    needle = folded(text)
     lo, hi = extent
     hay = page.joined[lo:hi].replace("\n", " ")
     first = hay.find(needle) if needle else -1

@@ -51,7 +51,8 @@ _WS_CLASS = {"\t": "t", "\n": "n", "\r": "n", "\v": "v", "\f": "f"}
 _WS_CLASSES = str.maketrans({ch: _WS_CLASS.get(ch, "s") for ch in _WS})
 _WS_RUN = re.compile(f"[{re.escape(_WS)}]+")
 
-__all__ = ["Match", "TextDirective", "boundary_at", "find_all", "match_directive", "source_text"]
+__all__ = ["Match", "TextDirective", "boundary_at", "find_all", "folded", "match_directive",
+           "source_text"]
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,12 @@ def _term(raw: str | None, strict: bool = True) -> _Term | None:
         return None
     core = raw.strip(_WS)
     lead, trail = raw[:len(raw) - len(raw.lstrip(_WS))], raw[len(raw.rstrip(_WS)):]
-    return _Term(normalize(raw), core if strict else None, lead, trail)
+    return _Term(folded(raw), core if strict else None, lead, trail)
+
+
+# ``normalize``, remembered: a passage's deep link folds its text to find it (directive.locate)
+# and again as the exact term it tries first; equal strings, made apart.
+folded = lru_cache(maxsize=8192)(normalize)
 
 
 def _ws_runs(text: str) -> str:
