@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import fragment_cases
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citavial.build.gate.fragments import TextDirective, find_all, match_directive, read_page
 from citavial.build.gate.fragments.wordbreak import is_boundary
@@ -126,3 +128,65 @@ def test_a_searched_page_is_freed_without_the_cycle_collector():
     finally:
         if was:
             gc.enable()
+
+
+def _reference_span(page, d: TextDirective):
+    """The spec's loops as written, one search per occurrence: no memo, no jump (what
+    match._match_span and match._extend must equal)."""
+    from citavial.build.gate.fragments.match import _find, _skip_space, _term
+    start, end, prefix, suffix = _term(d.start), _term(d.end), _term(d.prefix), _term(d.suffix)
+    must_end = end is not None or suffix is None
+    search = 0
+    while True:
+        if prefix is not None:
+            hit = _find(page, prefix, search, True, False)
+            if hit is None:
+                return None
+            search = hit[0] + 1
+            at = _skip_space(page, hit[1])
+            found = None if at is None else _find(page, start, at, False, must_end)
+            if found is None:
+                return None
+            if found[0] != at or start.lead:
+                continue
+        else:
+            found = _find(page, start, search, True, must_end)
+            if found is None:
+                return None
+            search = found[0] + 1
+        stop = end_from = found[1]
+        while True:
+            if end is not None:
+                hit = _find(page, end, end_from, True, suffix is None)
+                if hit is None:
+                    return None
+                stop = end_from = hit[1]
+            if suffix is None:
+                return found[0], stop
+            at = _skip_space(page, stop)
+            hit = None if at is None else _find(page, suffix, at, False, True)
+            if hit is None:
+                return None
+            if hit[0] == at and not suffix.lead:
+                return found[0], stop
+            if end is None:
+                break
+
+
+_CELLS = ("uno", "dos", "uno dos", "tres", "90", "dos tres", "Opcional")
+_TERMS = ("uno", "dos", "tres", "90", "uno dos", "dos tres", "Opcional", "nada")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_CELLS), min_size=1, max_size=4), min_size=1,
+                max_size=12),
+       st.sampled_from(_TERMS), st.none() | st.sampled_from(_TERMS),
+       st.none() | st.sampled_from(_TERMS), st.none() | st.sampled_from(_TERMS))
+def test_prefix_and_end_loops_equal_the_spec_loops(rows, start, end, prefix, suffix):
+    """The matcher's loops skip occurrences that must fail like the last one (a page without
+    hidden regions): on pages of many repeats, the span is the one-by-one search's."""
+    html = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    page = read_page(f"<table>{html}</table><p>uno dos tres 90 Opcional</p>")
+    d = TextDirective(start, end, prefix, suffix)
+    found = match_directive(page, d)
+    assert (None if found is None else (found.pos, found.end_pos)) == _reference_span(page, d)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from citavial.build.atomic import write_staged
 from citavial.build.gate.fragments.cells import cell_blocks, row_fragment
-from citavial.build.gate.verify import ROW_SEPARATOR, Pages, Reason, check_quote
+from citavial.build.gate.verify import ROW_SEPARATOR, Pages, Reason, check_quote, gc_paused
 from citavial.build.models import AllowlistEntry, Citation, Regulation
 from citavial.build.refs import anchor
 from citavial.build.render.pages import DEEPLINKS_DIR
@@ -72,6 +72,7 @@ def _row_links(reg: Regulation, pages: Pages, page: str, ref: str,
     return urls
 
 
+@gc_paused
 def write_page_links(reg: Regulation, site_dir: Path, allowlist: list[AllowlistEntry],
                      read: Pages | None = None) -> None:
     """Write every page's script into the staging directory (``row_counts`` reads them back).

@@ -9,10 +9,14 @@ It collects every failure, reports them all with file:line, and the build writes
 
 from __future__ import annotations
 
+import functools
+import gc
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from citavial.build.errors import BuildError, BuildErrors
 from citavial.build.gate.fragments import PageText, deep_link, find_all, read_page
@@ -28,6 +32,8 @@ MIN_CHARS = 20
 # space) compare as one space. Case, accents, NFD forms, homoglyphs, zero-width and bidi
 # characters all make a quote non-literal, even where a browser would still match it.
 _LITERAL_WS = LITERAL_WHITESPACE
+P = ParamSpec("P")
+T = TypeVar("T")
 ROW_SEPARATOR = " | "  # a quote of consecutive table cells of one row: "Autopista y autovía | 120"
 
 
@@ -82,6 +88,22 @@ class GateError(BuildError):
     def __init__(self, where: str, problem: str, fix: str, code: Reason) -> None:
         self.code = code
         super().__init__(where, problem, fix)
+
+
+def gc_paused(fn: Callable[P, T]) -> Callable[P, T]:
+    """Run ``fn`` with the cyclic garbage collector off (as it was, after): the gate's text
+    models and matches are ~10^6 small acyclic objects that start collections whose every
+    traversal finds nothing (~0.15 s of a build's gate); reference counting frees them."""
+    @functools.wraps(fn)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> T:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+    return paused
 
 
 def _fail(cit: Citation, code: Reason, reason: str) -> QuoteCheck:
@@ -285,6 +307,7 @@ def _diagnose_absent(page: PageText, needle: str) -> tuple[Reason, str]:
     return Reason.NOT_FOUND, _NOT_FOUND
 
 
+@gc_paused
 def build_allowlist(reg: Regulation, pages: Pages, source_url: str) -> list[AllowlistEntry]:
     """A deep link for every citable passage, proven against the page's text model."""
     entries = []
@@ -332,6 +355,7 @@ def regulation_for(ref: str, reg: Regulation, others: tuple[Regulation, ...] = (
     return next((o for o in others if o.units and Ref.parse(o.units[0].ref).norm == norm), reg)
 
 
+@gc_paused
 def verify(reg: Regulation, site_dir: Path, citations: list[Citation],
            allow_empty: bool = False,
            others: tuple[Regulation, ...] = (),

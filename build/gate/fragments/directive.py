@@ -25,11 +25,11 @@ from citavial.build.errors import BuildError
 from citavial.build.gate.fragments.match import (
     TextDirective,
     boundary_at,
+    folded,
     match_directive,
     source_text,
 )
 from citavial.build.gate.fragments.textmodel import PageText
-from citavial.build.normalize import normalize
 
 __all__ = [
     "DeepLink", "TextDirective", "context_after", "context_before", "decode_term", "deep_link",
@@ -40,17 +40,21 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _RAW = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!$'()*+./:;=?@_~")
-_QUOTE_SAFE = "!$'()*+/:;=?@"  # with quote()'s own letters, digits and "_.-~": exactly _RAW
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 MAX_EXACT = 300  # longer passages use a start,end range (spec guidance)
 _RANGE_WORDS = (3, 4, 5, 6, 8, 10)  # words tried for each end of a range
 _CONTEXT_WORDS = (1, 2, 3, 5)  # words tried for prefix / suffix context
 
 
+# Each byte's form in a term: itself if raw-safe, else %XX (upper-case hex, as quote() writes)
+_BYTE_FORMS = tuple(chr(b) if b in _RAW else f"%{b:02X}" for b in range(256))
+
+
 def encode_term(text: str) -> str:
-    """Percent-encode one term: UTF-8, everything but the spec's raw-safe ASCII escaped."""
-    # urllib's quote never escapes "-" (always safe there); the spec wants it escaped.
-    return quote(text, safe=_QUOTE_SAFE).replace("-", "%2D")
+    """Percent-encode one term: UTF-8, every byte outside the spec's raw-safe ASCII
+    (``_RAW``) as %XX in upper-case hex, as urllib's ``quote`` with "-" escaped too writes
+    (tests/test_fragments_directive.py); a table, not a Python call per byte."""
+    return "".join(map(_BYTE_FORMS.__getitem__, text.encode("utf-8")))
 
 
 def decode_term(raw: str) -> str:
@@ -182,7 +186,7 @@ def locate(page: PageText, anchor_id: str, text: str) -> tuple[int, int]:
     if extent is None:
         raise BuildError(f"#{anchor_id}", "has no searchable text on the rendered page",
                          "link to an element that exists and contains visible text")
-    needle = normalize(text)
+    needle = folded(text)
     lo, hi = extent
     hay = page.joined[lo:hi].replace("\n", " ")
     first = hay.find(needle) if needle else -1

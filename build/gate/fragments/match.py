@@ -51,7 +51,8 @@ _WS_CLASS = {"\t": "t", "\n": "n", "\r": "n", "\v": "v", "\f": "f"}
 _WS_CLASSES = str.maketrans({ch: _WS_CLASS.get(ch, "s") for ch in _WS})
 _WS_RUN = re.compile(f"[{re.escape(_WS)}]+")
 
-__all__ = ["Match", "TextDirective", "boundary_at", "find_all", "match_directive", "source_text"]
+__all__ = ["Match", "TextDirective", "boundary_at", "find_all", "folded", "match_directive",
+           "source_text"]
 
 
 @dataclass(frozen=True)
@@ -102,12 +103,18 @@ class _Term(NamedTuple):
     trail: str  # trailing whitespace of raw
 
 
+@lru_cache(maxsize=16384)   # a page's links try the same terms in many directives
 def _term(raw: str | None, strict: bool = True) -> _Term | None:
     if raw is None:
         return None
     core = raw.strip(_WS)
     lead, trail = raw[:len(raw) - len(raw.lstrip(_WS))], raw[len(raw.rstrip(_WS)):]
-    return _Term(normalize(raw), core if strict else None, lead, trail)
+    return _Term(folded(raw), core if strict else None, lead, trail)
+
+
+# ``normalize``, remembered: a passage's deep link folds its text to find it (directive.locate)
+# and again as the exact term it tries first; equal strings, made apart.
+folded = lru_cache(maxsize=8192)(normalize)
 
 
 def _ws_runs(text: str) -> str:
@@ -199,6 +206,15 @@ def _seek(page: PageText, term: _Term, start_bounded: bool, end_bounded: bool) -
 _NOT_SPACE = re.compile("[^ \n]")
 
 
+def _flat_regions(page: PageText) -> bool:
+    """Is no block of ``page`` in a hidden-until-found region (most pages)? Then the whitespace
+    skip never skips a block, and the first character after the spaces is where it stops."""
+    flat = page.memo.get("flat-regions")
+    if flat is None:
+        flat = page.memo["flat-regions"] = all(b.region == -1 for b in page.blocks)
+    return flat
+
+
 def _skip_space(page: PageText, pos: int) -> int | None:
     """Advance past whitespace and block boundaries; None at the end of the page.
 
@@ -209,7 +225,7 @@ def _skip_space(page: PageText, pos: int) -> int | None:
     found = _NOT_SPACE.search(joined, pos)
     if found is None:
         return None
-    if "\n" not in joined[pos:found.start()]:
+    if _flat_regions(page) or "\n" not in joined[pos:found.start()]:
         return found.start()   # spaces inside one block (a norm holds no "\n"): same region
     region = blocks[page.block_at(pos)].region if blocks else -1
     while pos < len(joined):
@@ -316,6 +332,11 @@ def _match_span(page: PageText, d: TextDirective) -> tuple[int, int] | None:
             if found is None:
                 return None
             if found[0] != at or start.lead:
+                if found[0] > at and _flat_regions(page):
+                    # no valid start lies in [at, found[0]): a later prefix that ends before
+                    # the text ahead of it lands there too, and fails alike
+                    search = max(search, _last_text(page.joined, found[0]) + 1
+                                 - len(seek_prefix.term.norm))
                 continue
         else:
             found = seek_start(search)
@@ -327,17 +348,30 @@ def _match_span(page: PageText, d: TextDirective) -> tuple[int, int] | None:
             return span
 
 
+def _last_text(joined: str, pos: int) -> int:
+    """The offset of the last character before ``pos`` that is not a space or a block
+    boundary (-1: none). On a page without hidden regions, a term that ends at or before it
+    skips its spaces to a place before ``pos``: the jumps of ``_match_span`` and ``_extend``."""
+    q = pos - 1
+    while q >= 0 and joined[q] in " \n":
+        q -= 1
+    return q
+
+
 def _extend(page: PageText, found: tuple[int, int], seek_end: _Seek | None,
             seek_suffix: _Seek | None):
     """Apply the end term and suffix to a start match: a span, None, or "continue"."""
     begin, stop = found
     end_from = stop
+    dead = -1   # an end at or before it fails the suffix as the last one did (see below)
     while True:
         if seek_end is not None:
             hit = seek_end(end_from)
             if hit is None:
                 return None
-            stop = hit[1]
+            stop = end_from = hit[1]
+            if stop <= dead:
+                continue
         if seek_suffix is None:
             return begin, stop
         at = _skip_space(page, stop)
@@ -350,4 +384,7 @@ def _extend(page: PageText, found: tuple[int, int], seek_end: _Seek | None,
             return begin, stop
         if seek_end is None:
             return "continue"
-        end_from = stop
+        if hit[0] > at and _flat_regions(page):
+            # no valid suffix lies in [at, hit[0]): a later end (they only grow) whose spaces
+            # skip to a place before it fails alike, without a search
+            dead = _last_text(page.joined, hit[0])

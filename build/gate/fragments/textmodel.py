@@ -216,8 +216,8 @@ def _style(el) -> dict[str, str]:
     return out
 
 
-def _kind(el, tag: str, style: dict[str, str]) -> int:
-    hidden = el.get("hidden")
+def _kind(el, tag: str, style: dict[str, str], hidden: str | None) -> int:
+    """``hidden``: the element's ``hidden`` attribute (read once by the caller)."""
     if tag in _SKIP or (hidden is not None and hidden.strip().lower() != "until-found"):
         return _SKIP_K
     if tag == "dialog" and el.get("open") is None:
@@ -267,13 +267,13 @@ class _Walker:
         self.node = 0
         self.anchors: dict[Chain, str | None] = {}   # flush's anchor of each block chain
 
-    def child_ctx(self, el, tag: str, style: dict[str, str], ctx: _Ctx) -> _Ctx:
-        if not (style or ctx.in_details or tag in _NEW_CTX or el.get("id") or
-                el.get("hidden") is not None):
+    def child_ctx(self, el, tag: str, style: dict[str, str], ctx: _Ctx,
+                  hidden: str | None) -> _Ctx:
+        el_id = el.get("id") or None
+        if not (style or ctx.in_details or tag in _NEW_CTX or el_id or hidden is not None):
             return ctx  # a plain element changes nothing (most of a page; speed)
         chain = ctx.chain
-        el_id = el.get("id") or None
-        until_found = (el.get("hidden") or "").strip().lower() == "until-found"
+        until_found = (hidden or "").strip().lower() == "until-found"
         region = ctx.region
         if el_id or tag == "details" or ctx.in_details or until_found:
             region = len(self.ids) if until_found else region
@@ -290,17 +290,18 @@ class _Walker:
                     tag == "details", region)
 
     def walk(self, el, ctx: _Ctx) -> None:
-        if not isinstance(el.tag, str):
+        tag = el.tag   # lxml makes a new string at each read of .tag, .text or .tail
+        if not isinstance(tag, str):
             return  # comment or processing instruction (its tail is handled by the parent)
-        tag = el.tag.lower()
+        tag = tag.lower()
         if tag in _MISPARSED_VOID:
             self.walk_content(el, ctx)
             return
-        style = _style(el)
-        kind = _kind(el, tag, style)
+        style, hidden = _style(el), el.get("hidden")
+        kind = _kind(el, tag, style, hidden)
         if kind == _SKIP_K:
             return
-        inner = self.child_ctx(el, tag, style, ctx)
+        inner = self.child_ctx(el, tag, style, ctx, hidden)
         if kind == _LINE_K:
             self.node += 1
             self.run.append(("\n", "\n", ctx.chain, self.node, ctx.region))
@@ -327,12 +328,14 @@ class _Walker:
         if ctx.in_details and el.get("open") is None:
             body = ctx._replace(region=ctx.chain[-1])
         summary = _first_summary(el) if ctx.in_details else None
-        if el.text:
-            self.text(el.text, body)
+        text = el.text
+        if text:
+            self.text(text, body)
         for child in el:
             self.walk(child, ctx if child is summary else body)
-            if child.tail:
-                self.text(child.tail, body)
+            tail = child.tail
+            if tail:
+                self.text(tail, body)
 
     def walk_svg(self, el, ctx: _Ctx) -> None:
         """SVG renders text only inside <text>; each <text> is a block. foreignObject is HTML."""
@@ -340,10 +343,10 @@ class _Walker:
             if not isinstance(child.tag, str):
                 continue
             tag = child.tag.lower()
-            style = _style(child)
-            if _kind(child, tag, style) == _SKIP_K or tag in ("title", "desc", "defs"):
+            style, hidden = _style(child), child.get("hidden")
+            if _kind(child, tag, style, hidden) == _SKIP_K or tag in ("title", "desc", "defs"):
                 continue
-            inner = self.child_ctx(child, tag, style, ctx)
+            inner = self.child_ctx(child, tag, style, ctx, hidden)
             if tag == "text":
                 self.walk_content(child, inner._replace(block_chain=inner.chain))
                 self.flush(inner.chain)
