@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
+import suite_clock
 from support import (  # noqa: F401 - re-exported for fixtures
     AS_OF,
     CHROMIUM,
@@ -72,6 +74,16 @@ def pytest_collection_modifyitems(config, items):
             rank[item.nodeid] = LONGEST.index(group) if group in LONGEST else len(LONGEST)
     if grouped:   # a stable sort: a group's tests keep their order
         items.sort(key=lambda item: rank[item.nodeid])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With $CITAVIAL_SUITE_CLOCK set, each test's wall and CPU time (tests/suite_clock.py)."""
+    path = os.environ.get("CITAVIAL_SUITE_CLOCK")
+    start, cpu0 = (time.time(), suite_clock.tree_cpu()) if path else (0.0, 0.0)
+    yield
+    if path:
+        suite_clock.record(path, item.nodeid, start, cpu0)
 
 
 def _group(item, used: set[str]) -> str:

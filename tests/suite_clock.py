@@ -1,0 +1,81 @@
+"""Per-test wall and CPU time, to find where the suite waits (issue 27, a suite that fits).
+
+With ``CITAVIAL_SUITE_CLOCK=<file>`` set, every test process (each pytest-xdist worker) appends
+one JSON line per test to ``<file>``: its id, the worker, the wall-clock start and end of the
+test's setup, call and teardown, and the CPU seconds (user + sys) spent meanwhile by the test
+process and every process below it -- the subprocesses it waited for (RUSAGE_CHILDREN, in
+/proc/<pid>/stat's cutime and cstime) and the ones still running (Chromium under Playwright's
+driver, a worker subprocess, nginx: read from /proc). A test whose wall time is far above its
+CPU time waited: on a sleep, a timeout, a server starting, or the cores taken by the other
+workers. ``python tests/suite_clock.py <file>`` summarises the file: per worker, busy and idle
+wall time; the tests that waited most; the groups' spans. Off by default: reading /proc costs
+a little per test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> tuple[float, list[int]]:
+    """A process's CPU seconds (its own and its waited children's) and its child pids."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu = sum(int(x) for x in fields[11:15]) / _TICK   # utime stime cutime cstime
+        kids: list[int] = []
+        for task in os.listdir(f"/proc/{pid}/task"):
+            kids += [int(k) for k in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+        return cpu, kids
+    except (OSError, IndexError, ValueError):   # a process that ended meanwhile
+        return 0.0, []
+
+
+def tree_cpu(pid: int | None = None) -> float:
+    """CPU seconds of ``pid`` (this process by default) and every live process below it."""
+    total, todo = 0.0, [os.getpid() if pid is None else pid]
+    while todo:
+        cpu, kids = _stat(todo.pop())
+        total += cpu
+        todo += kids
+    return total
+
+
+def record(path: str, nodeid: str, start: float, cpu0: float) -> None:
+    line = {"id": nodeid, "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+            "start": round(start, 3), "end": round(time.time(), 3),
+            "cpu": round(tree_cpu() - cpu0, 2)}
+    with open(path, "a", encoding="utf-8") as out:   # one short write per line: atomic
+        out.write(json.dumps(line) + "\n")
+
+
+def summarise(lines: list[dict], top: int = 25) -> str:
+    """Per worker, busy and idle wall time; the tests that waited most (wall - CPU)."""
+    if not lines:
+        return "no tests recorded"
+    t0, t1 = min(x["start"] for x in lines), max(x["end"] for x in lines)
+    out = [f"run: {t1 - t0:.0f} s wall, {sum(x['cpu'] for x in lines):.0f} CPU s in tests"]
+    for worker in sorted({x["worker"] for x in lines}):
+        mine = [x for x in lines if x["worker"] == worker]
+        busy = sum(x["end"] - x["start"] for x in mine)
+        last = max(x["end"] for x in mine)
+        out.append(f"{worker}: {len(mine)} tests, busy {busy:.0f} s, CPU {sum(x['cpu'] for x in mine):.0f} s,"
+                   f" done {t1 - last:.0f} s before the end")
+    out.append("waited most (wall - CPU, s): wall, CPU, test")
+    for x in sorted(lines, key=lambda x: x["cpu"] - (x["end"] - x["start"]))[:top]:
+        wall = x["end"] - x["start"]
+        out.append(f"  {wall - x['cpu']:6.1f} {wall:6.1f} {x['cpu']:6.1f}  {x['id']}")
+    out.append("most CPU (s): wall, CPU, test")
+    for x in sorted(lines, key=lambda x: -x["cpu"])[:top]:
+        out.append(f"  {x['end'] - x['start']:6.1f} {x['cpu']:6.1f}  {x['id']}")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    rows = [json.loads(line) for line in Path(sys.argv[1]).read_text().splitlines() if line]
+    print(summarise(rows, int(sys.argv[2]) if len(sys.argv) > 2 else 25))
