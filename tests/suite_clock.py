@@ -9,7 +9,10 @@ driver, a worker subprocess, nginx: read from /proc). A test whose wall time is 
 CPU time waited: on a sleep, a timeout, a server starting, or the cores taken by the other
 workers. ``python tests/suite_clock.py <file>`` summarises the file: per worker, busy and idle
 wall time; the tests that waited most; the groups' spans. Off by default: reading /proc costs
-a little per test.
+a little per test. A negative CPU reading means a process that was below the test when it
+started ended without being waited for by one still below it (e.g. Chromium closed under
+Playwright's driver): its time is not seen; on a machine loaded by other work, every test's
+wall time is long, and only the CPU figures compare.
 """
 
 from __future__ import annotations
