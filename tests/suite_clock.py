@@ -26,26 +26,34 @@ from pathlib import Path
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _stat(pid: int) -> tuple[float, list[int]]:
-    """A process's CPU seconds (its own and its waited children's) and its child pids."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        cpu = sum(int(x) for x in fields[11:15]) / _TICK   # utime stime cutime cstime
-        kids: list[int] = []
-        for task in os.listdir(f"/proc/{pid}/task"):
-            kids += [int(k) for k in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
-        return cpu, kids
-    except (OSError, IndexError, ValueError):   # a process that ended meanwhile
-        return 0.0, []
+def _processes() -> dict[int, tuple[int, float]]:
+    """Every process on the machine: pid -> (parent pid, CPU seconds of it and its waited
+    children). The tree is built from each process's parent pid, read from one pass over /proc:
+    /proc/<pid>/task/<tid>/children is not reliable while children come and go (Chromium's do),
+    and a subtree missed at a test's start and seen at its end would count its whole life."""
+    out: dict[int, tuple[int, float]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:   # a process that ended meanwhile
+            continue
+        out[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]) / _TICK)
+    return out
 
 
 def tree_cpu(pid: int | None = None) -> float:
     """CPU seconds of ``pid`` (this process by default) and every live process below it."""
+    procs = _processes()
+    kids: dict[int, list[int]] = {}
+    for child, (parent, _cpu) in procs.items():
+        kids.setdefault(parent, []).append(child)
     total, todo = 0.0, [os.getpid() if pid is None else pid]
     while todo:
-        cpu, kids = _stat(todo.pop())
-        total += cpu
-        todo += kids
+        at = todo.pop()
+        total += procs.get(at, (0, 0.0))[1]
+        todo += kids.get(at, [])
     return total
 
 
@@ -62,15 +70,25 @@ def summarise(lines: list[dict], top: int = 25) -> str:
     if not lines:
         return "no tests recorded"
     t0, t1 = min(x["start"] for x in lines), max(x["end"] for x in lines)
-    out = [f"run: {t1 - t0:.0f} s wall, {sum(x['cpu'] for x in lines):.0f} CPU s in tests"]
+    cpu = lambda xs: sum(max(0.0, x["cpu"]) for x in xs)   # noqa: E731 - negatives: unseen time
+    lost = sum(1 for x in lines if x["cpu"] < 0)
+    out = [f"run: {t1 - t0:.0f} s wall, {cpu(lines):.0f} CPU s in tests"
+           f" ({lost} negative readings counted as 0)"]
     for worker in sorted({x["worker"] for x in lines}):
         mine = [x for x in lines if x["worker"] == worker]
         busy = sum(x["end"] - x["start"] for x in mine)
         last = max(x["end"] for x in mine)
-        out.append(f"{worker}: {len(mine)} tests, busy {busy:.0f} s, CPU {sum(x['cpu'] for x in mine):.0f} s,"
+        out.append(f"{worker}: {len(mine)} tests, busy {busy:.0f} s, CPU {cpu(mine):.0f} s,"
                    f" done {t1 - last:.0f} s before the end")
+    groups: dict[str, list[dict]] = {}
+    for x in lines:
+        groups.setdefault(x["id"].rsplit("@", 1)[-1], []).append(x)
+    out.append("groups with most CPU (s): CPU, wall span, group")
+    for name, xs in sorted(groups.items(), key=lambda kv: -cpu(kv[1]))[:top]:
+        span = max(x["end"] for x in xs) - min(x["start"] for x in xs)
+        out.append(f"  {cpu(xs):7.1f} {span:7.0f}  {name}")
     out.append("waited most (wall - CPU, s): wall, CPU, test")
-    for x in sorted(lines, key=lambda x: x["cpu"] - (x["end"] - x["start"]))[:top]:
+    for x in sorted(lines, key=lambda x: max(0.0, x["cpu"]) - (x["end"] - x["start"]))[:top]:
         wall = x["end"] - x["start"]
         out.append(f"  {wall - x['cpu']:6.1f} {wall:6.1f} {x['cpu']:6.1f}  {x['id']}")
     out.append("most CPU (s): wall, CPU, test")
