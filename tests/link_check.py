@@ -51,45 +51,23 @@ def _landed(page) -> dict | None:
 TABS = 4   # links navigated at once (check_links); 1 opens them one after another
 
 
-def _spread(urls: list[str]) -> list[str]:
-    """``urls`` reordered so that links of one page are far apart: the first link of every page
-    (in page order), then the second of every page, and so on. Tabs take the links in turn, so a
-    tab's next link is then nearly always on another page."""
-    by_page: dict[str, list[str]] = {}
-    for url in urls:
-        by_page.setdefault(url.split("#", 1)[0], []).append(url)
-    ranked = sorted((i, name) for name, links in by_page.items() for i in range(len(links)))
-    return [by_page[name][i] for i, name in ranked]
-
-
 def open_links(tabs: list, base: str, urls: list[str]) -> dict[str, dict | None]:
     """``open_link`` for every URL, driving several tabs at once: each tab starts a fresh
-    browser-initiated navigation to its link (returning at commit), and only then is each tab
-    in turn waited for (its load event, then its ``:target``) and read. While the test waits on
-    one tab, Chromium loads, lays out and scrolls the others, so the links overlap instead of
-    queueing. Every link is still a fresh load of its page in its own tab, judged exactly as
-    ``open_link`` judges it (the same load event, the same wait, the same read): a tab whose
-    last link was on another page navigates to the link directly (a cross-document load, as
-    from about:blank); one whose last link was on the same page goes through about:blank first
-    (otherwise only the fragment would change, a same-document navigation, which activates no
-    text directive). The links are spread so that a tab's next one is nearly always on another
-    page: half the navigations and ~20 % of the CPU of always going through about:blank
-    (n = 160 links, 3 runs each on a loaded machine). The result is keyed by URL, so the order
-    the tabs finish in never shows."""
+    browser-initiated navigation (about:blank, then the link, returning at commit), and only
+    then is each tab in turn waited for (its load event, then its ``:target``) and read. While
+    the test waits on one tab, Chromium loads, lays out and scrolls the others, so the links
+    overlap instead of queueing. Every link is still a fresh navigation of its own tab, judged
+    exactly as ``open_link`` judges it (the same load event, the same wait, the same read);
+    the result is keyed by URL, so the order the tabs finish in never shows."""
     landed: dict[str, dict | None] = {}
-    shown: list[str | None] = [None] * len(tabs)   # the page each tab shows
-    spread = _spread(urls)
-    for i in range(0, len(spread), len(tabs)):
-        batch = list(zip(range(len(tabs)), spread[i:i + len(tabs)], strict=False))
-        for k, url in batch:
-            page = url.split("#", 1)[0]
-            if shown[k] == page:
-                tabs[k].goto("about:blank")
-            tabs[k].goto(_full_url(base, url), wait_until="commit")
-            shown[k] = page
-        for k, url in batch:
-            tabs[k].wait_for_load_state("load")
-            landed[url] = _landed(tabs[k])
+    for i in range(0, len(urls), len(tabs)):
+        batch = list(zip(tabs, urls[i:i + len(tabs)], strict=False))
+        for tab, url in batch:
+            tab.goto("about:blank")
+            tab.goto(_full_url(base, url), wait_until="commit")
+        for tab, url in batch:
+            tab.wait_for_load_state("load")
+            landed[url] = _landed(tab)
     return landed
 
 

@@ -83,14 +83,3 @@ def test_fabricated_directive_lands_nowhere(site, page, fragment):
     got = open_link(page, base, f"art48.html#{fragment}")
     assert got["id"] == "aviso"  # only the sentinel matched
     assert python_target(site_dir, f"art48.html#{fragment}") is None
-
-
-def test_links_are_spread_so_a_tab_rarely_reloads_its_page():
-    """open_links's order: every link once, and a page's links far apart (its 4 tabs then
-    navigate from another page, not through about:blank)."""
-    from link_check import TABS, _spread
-    urls = [f"{page}.html#{i}" for page in ("a", "b", "c") for i in range(5)]
-    spread = _spread(urls)
-    assert sorted(spread) == sorted(urls)
-    pages = [u.split("#")[0] for u in spread]
-    assert all(pages[i] != pages[i + TABS] for i in range(len(pages) - TABS))
