@@ -67,8 +67,8 @@ def lit_cells(tab, table_id: str) -> set[tuple[int, int]]:
 
     Read off viewport screenshots: the first cell not yet read is scrolled into view, one
     screenshot is taken, and every cell it shows whole is read from it (pixels within the cell's
-    box). A table that fits the screen takes one screenshot, not one per cell (copy_link's row
-    tests: 100.5 -> 43.8 CPU s over five of them, n=1 each, a loaded machine); a cell hidden by
+    box). A table that fits the screen takes one screenshot, not one per cell (three of copy_link's
+    row tests: 54.0 -> 18.7 CPU s, n=1 each); a cell hidden by
     the sideways scroll of a phone's table is read from a later screenshot, once it is scrolled
     to; a cell larger than the screen gets a screenshot of its own."""
     counts = tab.evaluate(f"(t) => ({_CELLS})(t).map(r => r.length)", table_id)
