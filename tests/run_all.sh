@@ -40,7 +40,13 @@ fi
 # axe-core (the accessibility test, tests/browser/test_axe.py) from its npm package, pinned by
 # package-lock.json, into the git-ignored node_modules/: read from disk, no network at test time.
 npm ci --no-audit --no-fund --loglevel=error
-bash tests/lint.sh
+# Lint (ruff, import-linter, mypy: one core) runs beside the steps below (the model's check, the
+# cold build, the validators, the page budget: one core each), so the second core is not idle;
+# its output is shown, and a failure stops the run, before the tests start.
+lint_log=$(mktemp)
+bash tests/lint.sh >"$lint_log" 2>&1 &
+lint_pid=$!
+trap '[ -z "$lint_pid" ] || kill "$lint_pid" 2>/dev/null || true; rm -f "$lint_log"' EXIT
 .venv/bin/citavial model-setup   # assemble + sha256-check the default GGUF once (worker tests use it)
 .venv/bin/citavial build --no-cache   # CI proves the build from scratch; tests/test_stage_cache.py proves the cache
 # The golden set (append-only, new fields), the dev-clean hooks (decontaminated against both
@@ -54,6 +60,14 @@ for v in 4 5 6 7; do
 done
 # The page budget (issue 15): prints bytes, requests and FCP per page type (asserts nothing).
 .venv/bin/python tests/bench/bench_pages.py --runs 5
+lint_ok=0
+wait "$lint_pid" || lint_ok=$?
+lint_pid=""
+cat "$lint_log"
+if [ "$lint_ok" -ne 0 ]; then
+  echo "tests/lint.sh failed (exit $lint_ok)" >&2
+  exit 1
+fi
 # Three workers (pytest-xdist) on the two cores: the suite waits on page loads, servers and
 # subprocesses more than it computes (two workers kept the cores only 122 % busy), so a third
 # fills the gaps. Each module's tests stay on one worker, in order, browser modules included (each
