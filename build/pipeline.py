@@ -29,6 +29,7 @@ from citavial.build.gate.verify import (
     build_allowlist,
     check_quote,
     gate_counts,
+    gc_paused,
     regulation_for,
     verify,
 )
@@ -129,6 +130,10 @@ def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
     return True, f"ok: {canonical} «{text}» → {check.url}"
 
 
+# The whole build runs without the cyclic garbage collector: its ~10^7 objects are acyclic or
+# live to the end (the corpus model, the pages' text models), so collections found almost
+# nothing yet cost ~0.7 s of CPU in a --no-cache build, for +2 % peak memory (n=3 each).
+@gc_paused
 def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                reports_dir: Path = REPORTS, regulation_only: bool = False,
                base_url: str = "", cache_dir: Path | None = None) -> str:
