@@ -164,10 +164,10 @@ SEARCH_ANNEX = re.compile(r"\banexo\s+((?-i:[IVX]{1,4}))\b", re.IGNORECASE)
 # Sign codes of the catalogue: "R-301", "P-1a", "S-28", "V-2", "M-2.4" → "r-301" (the BOE
 # sometimes writes a non-breaking hyphen, U+2011: "R‑500").
 SEARCH_SIGN = re.compile(r"\b([A-Z]{1,2})[-\u2011](\d{1,3}(?:\.\d{1,2})?[a-z]?)\b")
-# The same code in folded text (lexical.py and search.js), so "r-101" typed in lower case finds it:
+# The same code in folded text (lexical.py and search-core.js), so "r-101" typed in lower case finds it:
 # "r-101", "m-6.3", "s-28a"; lookarounds, not \b, so that JavaScript's regex reads it alike.
 SEARCH_SIGN_CODE = re.compile(r"(?<!\w)([a-z]{1,2})[-\u2010\u2011](\d{1,3}(?:\.\d{1,2})?[a-z]?)(?!\w)")
-# A catalogue code as students type it, in folded text (build/index/signmatch.py and search.js):
+# A catalogue code as students type it, in folded text (build/index/signmatch.py and search-core.js):
 # "r-101", "r101", "r 101", "m-6.3", "p-13a", "s‑28" → ("r", "101"), … Only a code the catalogue
 # has (or the family of one: "p-13" → P-13a, P-13b) counts, so "a 3 m 2 veces" stays words.
 SIGN_QUERY_CODE = re.compile(r"(?<!\w)([prsm])[-\u2010\u2011 ]?(\d{1,3}(?:\.\d{1,2})?[a-z]?)(?!\w)")
@@ -193,7 +193,7 @@ ANNEX_SUBHEADING = re.compile(r"^(?:\d+\.\d+(?:\.\d+)*\.?\s|\d+\.\u2003|Grupo\s+
 # A paragraph that opens with its own designator ("a) ", "1. ", "2.º ", "– "), i.e. not a
 # continuation of the paragraph before it.
 DESIGNATED = re.compile(r"^(?:[a-zñ]\)|\d{1,3}\.(?:[ºª])?|[–-])\s")
-# The static search page's tokens (site_src/static/search.js uses the same expression, with
+# The static search page's tokens (site_src/static/search-core.js uses the same expression, with
 # \p{L} for letters): "3.500" (thousands), "2,5" (decimal), or a run of letters.
 SEARCH_CLIENT_TOKEN = re.compile(r"\d{1,3}(?:\.\d{3})+(?!\d)|\d+(?:,\d+)?|[^\W\d_]+")
 

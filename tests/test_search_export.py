@@ -1,5 +1,5 @@
 """The static search index in pieces (build/index/make/export.py): the compact encodings read
-back to exactly the ranking data lexical.py wrote, shard bounds are found as search.js finds
+back to exactly the ranking data lexical.py wrote, shard bounds are found as search-core.js finds
 them, and the built site's first script plus shards hold every passage and posting once."""
 
 from __future__ import annotations

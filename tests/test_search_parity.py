@@ -1,4 +1,4 @@
-"""The static search page ranks exactly like `citavial search`: site_src/static/search.js, run
+"""The static search page ranks exactly like `citavial search`: site_src/static/search-core.js, run
 under node on every golden question and on sign queries, returns the same top 10 passages and the
 same signs (build/index/signmatch.py) as the Python searcher. Both read an everyday word the norms
 do not use as theirs (build/text.py QUERY_ALIASES), and so does the worker."""

@@ -2,7 +2,7 @@
 "señal de ceda el paso", "calle residencial") → the signs page's entries, shown ABOVE the passage
 results and never as citations (a vertical sign's name comes from the previous catalogue).
 
-site_src/static/search.js mirrors this module line for line (tests/test_search_parity.py):
+site_src/static/search-core.js mirrors this module line for line (tests/test_search_parity.py):
 
 * codes: ``SIGN_QUERY_CODE`` in the folded question ("r-101", "r101", "r 101", "m-6.3"); a code
   the catalogue has is a hit ("code"), else, when written with its hyphen, the codes of its

@@ -2,7 +2,7 @@
 
 A page opened from file:// cannot fetch JSON, but it can load a script: ``search-index.js``
 assigns ``window.CITAVIAL_SEARCH`` = the lexical ranking data (lexical.py: the SAME data
-`citavial search` ranks with, so site_src/static/search.js returns the same list —
+`citavial search` ranks with, so site_src/static/search-core.js returns the same list —
 tests/test_search_parity.py runs it under node over every golden question) WITHOUT the two big
 parts, which are split into shards under ``search/`` that the page loads on demand by inserting a
 ``<script>`` (works from file://, from the service worker's cache and over HTTP):
@@ -103,7 +103,7 @@ def encode_posting(posting: Sequence[int]) -> str:
 
 
 def decode_posting(text: str) -> list[int]:
-    """The inverse of encode_posting (search.js decodes the same way)."""
+    """The inverse of encode_posting (search-core.js decodes the same way)."""
     nums = [int(x, 36) for x in text.split(",")] if text else []
     out, prev = [], -1
     for i in range(0, len(nums), 2):
@@ -127,7 +127,7 @@ def encode_forms(forms: Mapping[str, int], stems: Sequence[str]) -> list[str | N
 
 
 def decode_forms(encoded: Sequence[str | None], stems: Sequence[str]) -> dict[str, int]:
-    """The inverse of encode_forms (search.js decodes the same way)."""
+    """The inverse of encode_forms (search-core.js decodes the same way)."""
     out = {}
     for i, words in enumerate(encoded):
         for w in words.split(",") if words is not None else []:
@@ -152,12 +152,12 @@ def _split(items: Sequence[Any], budget: int) -> list[int]:
 
 
 def shard_of(starts: Sequence[int], i: int) -> int:
-    """The shard that holds item ``i`` (search.js shardOf): the last start ≤ i."""
+    """The shard that holds item ``i`` (search-core.js shardOf): the last start ≤ i."""
     return bisect.bisect_right(starts, i) - 1
 
 
 def _write_shards(out_dir: Path, kind: str, items: Sequence[Any], budget: int) -> dict:
-    """Write the shards of ``items``; return {"starts": [...], "files": [...]} for search.js."""
+    """Write the shards of ``items``; return {"starts": [...], "files": [...]} for search-core.js."""
     starts = _split(items, budget) if items else []
     files = []
     for n, lo in enumerate(starts):

@@ -6,7 +6,7 @@ the students' words sit next to the regulation's). Chosen on the golden set's ``
 the earlier fusion of BM25, static embeddings and question-to-hook matching, which ranked worse
 there (tests/bench/bench_search.py prints the comparison).
 
-The ranking is defined on integers so that site_src/static/search.js reproduces it exactly:
+The ranking is defined on integers so that site_src/static/search-core.js reproduces it exactly:
 
 * analysis: the text module's fold (ñ kept), tokens of ``SEARCH_CLIENT_TOKEN``; numbers without
   thousands dots; words of two letters or more that are not stop words, Snowball-stemmed on the
