@@ -29,6 +29,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import sys
 import time
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from pathlib import Path, PurePosixPath
 
 from citavial.build import paths
 from citavial.build.atomic import staged_dir, write_bytes
+from citavial.build.blobstamps import Stamps
 
 SCHEMA = "citavial-stage-cache/1"
 STAGES = "stages"   # this module's folder inside the build cache (beside the embeddings)
@@ -144,6 +146,16 @@ def listing(root: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
+def files(root: Path) -> list[str]:
+    """The relative posix paths of every file under ``root``, sorted (``listing``'s keys,
+    without a stat per file)."""
+    out = []
+    for folder, _dirs, names in os.walk(root):
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        out += [name if rel == "." else f"{rel}/{name}" for name in names]
+    return sorted(out)
+
+
 def written(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
     """The files of ``after`` that are new or changed since ``before`` (two ``listing``s)."""
     return sorted(rel for rel, st in after.items() if before.get(rel) != st)
@@ -186,6 +198,8 @@ class StageCache:
 
     def __init__(self, build_cache: Path | None) -> None:
         self.root = None if build_cache is None else Path(build_cache) / STAGES
+        # blobs proven unchanged without reading them (blobstamps.py)
+        self.stamps = Stamps((self.root or Path()) / BLOBS)
         self.held = False   # hold(): unnamed blobs are dropped once, by release()
 
     def _manifest(self, stage: str, key: str) -> Path:
@@ -208,6 +222,12 @@ class StageCache:
         good = [b for b in blobs if b is not None]
         return (entry, good) if len(good) == len(blobs) else None
 
+    def ours(self, stage: str, key: str) -> bool:
+        """Whether ``stage``'s manifest for ``key`` is, unchanged, the one a build with this
+        cache wrote (blobstamps.Stamps.ours): a memo may then skip re-checking what it says."""
+        return self.root is not None and bool(key) and self.stamps.ours(
+            self._manifest(stage, key))
+
     def note(self, stage: str, key: str) -> object:
         """The JSON note of ``stage``'s entry for ``key`` (a memo's data); None on a miss or
         a note that is not JSON. Callers check its shape: the cache is read, not trusted."""
@@ -218,16 +238,27 @@ class StageCache:
             return None
 
     def _blob(self, size: int, sha: str) -> Path | None:
+        """The blob ``sha`` if it holds ``size`` bytes that hash to ``sha``: read and hashed,
+        unless its stamp proves it unchanged since it was (blobstamps.py); None otherwise."""
         assert self.root is not None
         path = self.root / BLOBS / sha
-        if path.is_symlink() or not path.is_file():
+        try:
+            st = os.lstat(path)
+        except OSError:
             return None
-        with open(path, "rb") as fh:
-            ok = os.fstat(fh.fileno()).st_size == size \
-                and hashlib.file_digest(fh, "sha256").hexdigest() == sha
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        if st.st_size == size and self.stamps.fresh(sha, st):
+            return path
+        started = time.time_ns()
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as fh:
+            st = os.fstat(fh.fileno())
+            ok = st.st_size == size and hashlib.file_digest(fh, "sha256").hexdigest() == sha
         if not ok:
             path.unlink(missing_ok=True)
-        return path if ok else None
+            return None
+        self.stamps.hashed(sha, st, started)
+        return path
 
     def restore(self, stage: str, key: str, dest: Path) -> Entry | None:
         """Put ``stage``'s files for ``key`` into ``dest`` (None on a miss: nothing written)."""
@@ -253,9 +284,7 @@ class StageCache:
                 if isinstance(source, bytes):
                     sha, size = hashlib.sha256(source).hexdigest(), len(source)
                 else:
-                    with open(source, "rb") as fh:
-                        sha = hashlib.file_digest(fh, "sha256").hexdigest()
-                        size = os.fstat(fh.fileno()).st_size
+                    sha, size = self.digest(source)
                 blob = self.root / BLOBS / sha
                 if not (blob.is_file() and blob.stat().st_size == size):
                     _put(source, blob)
@@ -264,6 +293,27 @@ class StageCache:
             self._give_up(err)
             return []
         return items
+
+    def digest(self, source: Path) -> tuple[str, int]:
+        """(sha256, size) of a file: known without reading it when it is a blob proven during
+        this build (a hard link from a restored entry) or a file hashed earlier in it, its
+        inode, size and mtime unchanged since (blobstamps.Stamps.sha_of)."""
+        sha = self.stamps.sha_of(st := os.stat(source))
+        if sha is not None:
+            return sha, st.st_size
+        started = time.time_ns()
+        with open(source, "rb") as fh:
+            sha = hashlib.file_digest(fh, "sha256").hexdigest()
+            st = os.fstat(fh.fileno())
+        self.stamps.seen(sha, st, started)
+        return sha, st.st_size
+
+    @staticmethod
+    def place(blob: Path, target: Path) -> None:
+        """Put a blob that ``lookup`` returned at ``target`` in a staging directory (a hard
+        link, or a copy), replacing what is there."""
+        Path(target).unlink(missing_ok=True)
+        _link_or_copy(blob, Path(target))
 
     def _give_up(self, err: OSError) -> None:
         """A cache that cannot be written never fails the build: it is off from here on."""
@@ -278,10 +328,11 @@ class StageCache:
         if self.root is None or not key:
             return
         manifest = self._manifest(stage, key)
+        data = json.dumps({"schema": SCHEMA, "stage": stage, "key": key, "note": note,
+                           "files": items}, ensure_ascii=False, separators=(",", ":"))
         try:
-            write_bytes(manifest, json.dumps(
-                {"schema": SCHEMA, "stage": stage, "key": key, "note": note, "files": items},
-                ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            write_bytes(manifest, data.encode("utf-8"))
+            self.stamps.wrote(manifest, data.encode("utf-8"))
             for old in self.root.glob(f"{stage}-*.json"):
                 if old != manifest:
                     old.unlink(missing_ok=True)
@@ -300,6 +351,7 @@ class StageCache:
         try:
             if self.root is not None:
                 self._collect_garbage()
+                self.stamps.save()
         except OSError as err:
             self._give_up(err)
 
@@ -389,6 +441,10 @@ def restore_site(cache: StageCache, key: str, as_of: date, out_dir: Path,
                 raise _Gone
     except _Gone:   # the stage is removed, out_dir untouched
         return None
+    try:
+        cache.stamps.save()   # the blobs just proven (blobstamps.py)
+    except OSError:
+        pass
     t, c = time.perf_counter() - started[0], time.process_time() - started[1]
     return (f"built {entry.note} as of {as_of.isoformat()} into {out_dir} from the build cache "
             f"(inputs unchanged: {len(entry.files)} files restored; publish {t:.2f} s; "
