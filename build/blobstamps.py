@@ -16,7 +16,8 @@ stamp trusts it without reading it. Why that is safe:
   blobs proven during it are recorded again with their new ctime — only when their device,
   inode, size and mtime are still those seen when they were proven. A write in place meanwhile
   (a hand edit of a ``dist/`` file, a hard link to its blob) moves mtime: the blob is not
-  stamped, and the next lookup hashes it, finds it wrong and drops it.
+  stamped, and the next lookup hashes it, finds it wrong and drops it. (What this leaves out:
+  a write in place during a build that also puts the blob's mtime back to the nanosecond.)
 - A blob is stamped only when its mtime is older than the moment its bytes were hashed by more
   than ``RACY_NS`` (the coarsest file-time granularity of a common filesystem, FAT's 2 s): a
   write after the hash then necessarily gives a later mtime. A younger blob is hashed again on

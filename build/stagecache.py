@@ -19,8 +19,7 @@ builds at once may cost each other a miss, never a wrong file).
 Files are hard links to their blobs when the cache and ``dist/`` share a filesystem (copies
 otherwise): a rebuild with nothing changed costs checking stamps and linking. A file written in
 place afterwards (by a later stage, or in ``dist/`` by hand) changes its blob too: the output is
-what was written, and the next lookup finds the blob's stamp, then its hash, wrong, drops it and
-rebuilds.
+what was written; the next lookup finds the blob's stamp, then its hash, wrong, and rebuilds.
 """
 
 from __future__ import annotations
@@ -38,12 +37,12 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path, PurePosixPath
 
+from citavial.build import stagekeys
 from citavial.build.atomic import staged_dir, write_bytes
 from citavial.build.blobstamps import Stamps
 from citavial.build.stagekeys import SCHEMA as SCHEMA
 from citavial.build.stagekeys import Key as Key
 from citavial.build.stagekeys import code_version as code_version
-from citavial.build.stagekeys import inputs_digest as inputs_digest
 from citavial.build.stagekeys import site_key as site_key
 from citavial.build.stagekeys import tree_digest as tree_digest
 
@@ -51,6 +50,11 @@ STAGES = "stages"   # this module's folder inside the build cache (beside the em
 BLOBS = "blobs"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _NAME = re.compile(r"[a-z][a-z0-9-]*")
+def inputs_digest(corpus_dir: Path, as_of: date) -> str:
+    """stagekeys.inputs_digest under this module's ``code_version``."""
+    return stagekeys.inputs_digest(corpus_dir, as_of, code_version())
+
+
 @dataclass(frozen=True)
 class Entry:
     """A stage's cached output: (relative path, size, sha256) per file, and its report note."""

@@ -65,13 +65,13 @@ def code_version() -> str:
     return h.hexdigest()
 
 
-def inputs_digest(corpus_dir: Path, as_of: date) -> str:
+def inputs_digest(corpus_dir: Path, as_of: date, code: str) -> str:
     """What every stage reads besides site_src and the options: the corpus's bytes (hooks and
     the bundled embeddings model included), a model folder named by $CITAVIAL_EMBEDDINGS,
     poppler (it reads RD 818/2009's tables; its binary's size and time stand for its version),
-    the as-of date and the build's code. "" (cache nothing) when $CITAVIAL_EMBEDDINGS names a
+    the as-of date and the build's code (``code``: stagecache.code_version). "" (cache nothing) when $CITAVIAL_EMBEDDINGS names a
     model by name: its files are not ours to hash."""
-    key = Key("inputs").text("code", code_version()).text("as_of", as_of.isoformat())
+    key = Key("inputs").text("code", code).text("as_of", as_of.isoformat())
     key.tree("corpus", Path(corpus_dir))
     model = os.environ.get(paths.EMBEDDINGS_ENV)
     if model:
