@@ -129,7 +129,6 @@ class StageCache:
         self.root = None if build_cache is None else Path(build_cache) / STAGES
         # blobs proven unchanged without reading them (blobstamps.py)
         self.stamps = Stamps((self.root or Path()) / BLOBS)
-        # the blobs named by the manifests this build read or wrote, by file identity
         self._names: dict[str, tuple[tuple[int, ...], set[str]]] = {}
         self.held = False   # hold(): unnamed blobs are dropped once, by release()
 
@@ -149,7 +148,7 @@ class StageCache:
             entry = _parse(raw, stage, key)
             if entry is None:
                 return None
-            self._names[f"{stage}-{key}.json"] = (_ident(st), {f[2] for f in entry.files})
+            self._names[f"{stage}-{key}.json"] = (_ident(st), {f[2] for f in entry.files})  # GC
             blobs = [self._blob(size, sha) for _rel, size, sha in entry.files]
         except OSError:
             return None
@@ -157,8 +156,8 @@ class StageCache:
         return (entry, good) if len(good) == len(blobs) else None
 
     def ours(self, stage: str, key: str) -> bool:
-        """Whether ``stage``'s manifest for ``key`` is, unchanged, the one a build with this
-        cache wrote (blobstamps.Stamps.ours): a memo may then skip re-checking what it says."""
+        """Whether ``stage``'s manifest for ``key`` is, unchanged, one this cache wrote
+        (blobstamps.Stamps.ours): a memo may then skip re-checking what it says."""
         return self.root is not None and bool(key) and self.stamps.ours(
             self._manifest(stage, key))
 
@@ -220,11 +219,7 @@ class StageCache:
                 else:
                     sha, size = self.digest(source)
                 blob = self.root / BLOBS / sha
-                try:
-                    there = os.stat(blob)
-                except FileNotFoundError:
-                    there = None
-                if there is None or not stat.S_ISREG(there.st_mode) or there.st_size != size:
+                if not (blob.is_file() and blob.stat().st_size == size):
                     _put(source, blob)
                 items.append([rel, size, sha])
         except OSError as err:
@@ -249,9 +244,14 @@ class StageCache:
     @staticmethod
     def place(blob: Path, target: Path) -> None:
         """Put a blob that ``lookup`` returned at ``target`` in a staging directory (a hard
-        link, or a copy), replacing what is there."""
-        Path(target).unlink(missing_ok=True)
-        _link_or_copy(blob, Path(target))
+        link, or a copy), replacing what is there; on an OSError ``target`` is untouched."""
+        target = Path(target)
+        tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            _link_or_copy(blob, tmp)
+            os.replace(tmp, target)
+        finally:   # still there when target was that very blob already (rename did nothing)
+            tmp.unlink(missing_ok=True)
 
     def _give_up(self, err: OSError) -> None:
         """A cache that cannot be written never fails the build: it is off from here on."""

@@ -237,3 +237,20 @@ def test_a_forged_gzip_entry_in_our_file_is_not_ours(tmp_path):
         fh.write(forged)
     again = GzipMemo(StageCache(tmp_path / "cache"))
     assert gzip_all(DATAS, again) == expected and again.reused == 0
+
+
+def test_placing_a_blob_replaces_the_target_whole_or_not_at_all(tmp_path):
+    cache = _stamped(tmp_path)
+    blob = _blob(cache, "a.html")
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    (stage / "a.html").write_bytes(b"old")
+    cache.place(blob, stage / "a.html")
+    cache.place(blob, stage / "a.html")   # already that very blob: rename does nothing
+    assert sorted(p.name for p in stage.iterdir()) == ["a.html"]
+    assert (stage / "a.html").read_bytes() == FILES["a.html"]
+    (stage / "b.js").write_bytes(b"kept")
+    with pytest.raises(OSError):
+        cache.place(cache.root / BLOBS / ("0" * 64), stage / "b.js")   # a blob gone meanwhile
+    assert (stage / "b.js").read_bytes() == b"kept"
+    assert sorted(p.name for p in stage.iterdir()) == ["a.html", "b.js"]
