@@ -55,6 +55,7 @@ from citavial.build.render.signpage import catalogue, groups, sign_entries, sign
 from citavial.build.stagecache import (
     Key,
     StageCache,
+    files,
     listing,
     restore_site,
     site_entry,
@@ -234,7 +235,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                                   cache)
         packed.save()
         write_json(stage / "web-report.json", web)
-        stashed = cache.stash(stage, sorted(listing(stage)) if site_key else [])
+        stashed = cache.stash(stage, files(stage) if site_key else [])
     clock.lap("publish")
     per_norm = ", ".join(f"{norm_of(r).prefix} {len(r.units)} units"
                          for r in (reg, *others))

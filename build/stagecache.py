@@ -8,7 +8,8 @@ inputs, so a later build with the same key copies the files instead of computing
 An entry is plain data, never code: ``<root>/<stage>-<key>.json`` (schema, stage, key, the note
 the stage reported, every file's relative path, size and sha256) and the files' bytes under
 ``<root>/blobs/<sha256>`` (content-addressed, shared between entries). A restore parses JSON and
-copies bytes: every field is validated and every blob checked against its sha256, so a corrupt,
+copies bytes: every field is validated and every blob checked against its sha256 (read and
+hashed, or proven unchanged since it was by its stamp: blobstamps.py), so a corrupt,
 truncated, foreign or tampered entry is a miss (the stage runs again and rewrites it), never an
 error and never code run — a CI cache restored from a stranger's pull request included. Manifests
 are written atomically; a blob is renamed into place whole. One entry per stage is kept:
@@ -16,9 +17,9 @@ committing a key removes that stage's other entries and the blobs no entry names
 builds at once may cost each other a miss, never a wrong file).
 
 Files are hard links to their blobs when the cache and ``dist/`` share a filesystem (copies
-otherwise): a rebuild with nothing changed costs checking hashes and linking. A file written in
+otherwise): a rebuild with nothing changed costs checking stamps and linking. A file written in
 place afterwards (by a later stage, or in ``dist/`` by hand) changes its blob too: the output is
-what was written, and the next lookup finds the blob's hash wrong, drops it and rebuilds.
+what was written; the next lookup finds the blob's stamp, then its hash, wrong, and rebuilds.
 """
 
 from __future__ import annotations
@@ -29,99 +30,29 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import sys
 import time
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
-from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-from citavial.build import paths
+from citavial.build import stagekeys
 from citavial.build.atomic import staged_dir, write_bytes
+from citavial.build.blobstamps import Stamps
+from citavial.build.stagekeys import SCHEMA as SCHEMA
+from citavial.build.stagekeys import Key as Key
+from citavial.build.stagekeys import code_version as code_version
+from citavial.build.stagekeys import site_key as site_key
+from citavial.build.stagekeys import tree_digest as tree_digest
 
-SCHEMA = "citavial-stage-cache/1"
 STAGES = "stages"   # this module's folder inside the build cache (beside the embeddings)
 BLOBS = "blobs"
-_BUILD_CODE = Path(__file__).resolve().parent   # the whole build package
-# Libraries whose results land in the output (text analysis, embeddings, XML, templates).
-_LIBRARIES = ("numpy", "pystemmer", "tokenizers", "safetensors", "model2vec", "lxml", "jinja2",
-              "markdown-it-py", "rank-bm25")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _NAME = re.compile(r"[a-z][a-z0-9-]*")
-
-
-class Key:
-    """sha256 over labelled inputs; the same inputs in the same order give the same key."""
-
-    def __init__(self, stage: str) -> None:
-        self._h = hashlib.sha256(f"{SCHEMA}\0{stage}\0".encode("utf-8"))
-
-    def text(self, label: str, value: str) -> Key:
-        return self.data(label, value.encode("utf-8"))
-
-    def data(self, label: str, value: bytes) -> Key:
-        self._h.update(f"{label}\0{len(value)}\0".encode("utf-8") + value)
-        return self
-
-    def tree(self, label: str, root: Path) -> Key:
-        """Every file under ``root`` (relative path and bytes); a missing folder hashes as such."""
-        return self.text(label, tree_digest(Path(root)))
-
-    def hexdigest(self) -> str:
-        return self._h.hexdigest()
-
-
-def tree_digest(root: Path) -> str:
-    if not root.is_dir():
-        return "missing"
-    h = hashlib.sha256()
-    for f in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        data = f.read_bytes()
-        h.update(f"{f.relative_to(root).as_posix()}\0{len(data)}\0".encode("utf-8") + data)
-    return h.hexdigest()
-
-
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """The build package's source and the versions of the libraries it computes with."""
-    h = hashlib.sha256(tree_digest(_BUILD_CODE).encode("ascii"))
-    for lib in _LIBRARIES:
-        try:
-            h.update(f"{lib}={metadata.version(lib)}\0".encode("utf-8"))
-        except metadata.PackageNotFoundError:
-            h.update(f"{lib}=-\0".encode("utf-8"))
-    return h.hexdigest()
-
-
 def inputs_digest(corpus_dir: Path, as_of: date) -> str:
-    """What every stage reads besides site_src and the options: the corpus's bytes (hooks and
-    the bundled embeddings model included), a model folder named by $CITAVIAL_EMBEDDINGS,
-    poppler (it reads RD 818/2009's tables; its binary's size and time stand for its version),
-    the as-of date and the build's code. "" (cache nothing) when $CITAVIAL_EMBEDDINGS names a
-    model by name: its files are not ours to hash."""
-    key = Key("inputs").text("code", code_version()).text("as_of", as_of.isoformat())
-    key.tree("corpus", Path(corpus_dir))
-    model = os.environ.get(paths.EMBEDDINGS_ENV)
-    if model:
-        if not Path(model).expanduser().is_dir():
-            return ""
-        key.tree("model", Path(model).expanduser())
-    tool = shutil.which("pdftotext")
-    stat = Path(tool).stat() if tool else None
-    return key.text("poppler", f"{tool} {stat.st_size} {stat.st_mtime_ns}" if stat else "-"
-                    ).hexdigest()
-
-
-def site_key(inputs: str, site_src: Path, reports_dir: Path, base_url: str,
-             regulation_only: bool) -> str:
-    """The whole site's key: ``inputs_digest`` with site_src, the golden reports (the "Por qué"
-    page's figures) and the options; "" when ``inputs`` is."""
-    if not inputs:
-        return ""
-    return (Key("site").text("inputs", inputs).tree("site_src", Path(site_src))
-            .tree("reports", Path(reports_dir))
-            .text("options", json.dumps([base_url, regulation_only])).hexdigest())
+    """stagekeys.inputs_digest under this module's ``code_version``."""
+    return stagekeys.inputs_digest(corpus_dir, as_of, code_version())
 
 
 @dataclass(frozen=True)
@@ -142,6 +73,16 @@ def listing(root: Path) -> dict[str, tuple[int, int]]:
             st = os.stat(os.path.join(folder, name))
             out[Path(folder, name).relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns)
     return out
+
+
+def files(root: Path) -> list[str]:
+    """The relative posix paths of every file under ``root``, sorted (``listing``'s keys,
+    without a stat per file)."""
+    out = []
+    for folder, _dirs, names in os.walk(root):
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        out += [name if rel == "." else f"{rel}/{name}" for name in names]
+    return sorted(out)
 
 
 def written(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
@@ -186,6 +127,9 @@ class StageCache:
 
     def __init__(self, build_cache: Path | None) -> None:
         self.root = None if build_cache is None else Path(build_cache) / STAGES
+        # blobs proven unchanged without reading them (blobstamps.py)
+        self.stamps = Stamps((self.root or Path()) / BLOBS)
+        self._names: dict[str, tuple[tuple[int, ...], set[str]]] = {}
         self.held = False   # hold(): unnamed blobs are dropped once, by release()
 
     def _manifest(self, stage: str, key: str) -> Path:
@@ -199,14 +143,23 @@ class StageCache:
         if self.root is None or not key:
             return None
         try:
-            entry = _parse(self._manifest(stage, key).read_bytes(), stage, key)
+            with open(self._manifest(stage, key), "rb") as fh:
+                raw, st = fh.read(), os.fstat(fh.fileno())
+            entry = _parse(raw, stage, key)
             if entry is None:
                 return None
+            self._names[f"{stage}-{key}.json"] = (_ident(st), {f[2] for f in entry.files})  # GC
             blobs = [self._blob(size, sha) for _rel, size, sha in entry.files]
         except OSError:
             return None
         good = [b for b in blobs if b is not None]
         return (entry, good) if len(good) == len(blobs) else None
+
+    def ours(self, stage: str, key: str) -> bool:
+        """Whether ``stage``'s manifest for ``key`` is, unchanged, one this cache wrote
+        (blobstamps.Stamps.ours): a memo may then skip re-checking what it says."""
+        return self.root is not None and bool(key) and self.stamps.ours(
+            self._manifest(stage, key))
 
     def note(self, stage: str, key: str) -> object:
         """The JSON note of ``stage``'s entry for ``key`` (a memo's data); None on a miss or
@@ -218,16 +171,27 @@ class StageCache:
             return None
 
     def _blob(self, size: int, sha: str) -> Path | None:
+        """The blob ``sha`` if it holds ``size`` bytes that hash to ``sha``: read and hashed,
+        unless its stamp proves it unchanged since it was (blobstamps.py); None otherwise."""
         assert self.root is not None
         path = self.root / BLOBS / sha
-        if path.is_symlink() or not path.is_file():
+        try:
+            st = os.lstat(path)
+        except OSError:
             return None
-        with open(path, "rb") as fh:
-            ok = os.fstat(fh.fileno()).st_size == size \
-                and hashlib.file_digest(fh, "sha256").hexdigest() == sha
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        if st.st_size == size and self.stamps.fresh(sha, st):
+            return path
+        started = time.time_ns()
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as fh:
+            st = os.fstat(fh.fileno())
+            ok = st.st_size == size and hashlib.file_digest(fh, "sha256").hexdigest() == sha
         if not ok:
             path.unlink(missing_ok=True)
-        return path if ok else None
+            return None
+        self.stamps.hashed(sha, st, started)
+        return path
 
     def restore(self, stage: str, key: str, dest: Path) -> Entry | None:
         """Put ``stage``'s files for ``key`` into ``dest`` (None on a miss: nothing written)."""
@@ -253,9 +217,7 @@ class StageCache:
                 if isinstance(source, bytes):
                     sha, size = hashlib.sha256(source).hexdigest(), len(source)
                 else:
-                    with open(source, "rb") as fh:
-                        sha = hashlib.file_digest(fh, "sha256").hexdigest()
-                        size = os.fstat(fh.fileno()).st_size
+                    sha, size = self.digest(source)
                 blob = self.root / BLOBS / sha
                 if not (blob.is_file() and blob.stat().st_size == size):
                     _put(source, blob)
@@ -264,6 +226,32 @@ class StageCache:
             self._give_up(err)
             return []
         return items
+
+    def digest(self, source: Path) -> tuple[str, int]:
+        """(sha256, size) of a file: known without reading it when it is a blob proven during
+        this build (a hard link from a restored entry) or a file hashed earlier in it, its
+        inode, size and mtime unchanged since (blobstamps.Stamps.sha_of)."""
+        sha = self.stamps.sha_of(st := os.stat(source))
+        if sha is not None:
+            return sha, st.st_size
+        started = time.time_ns()
+        with open(source, "rb") as fh:
+            sha = hashlib.file_digest(fh, "sha256").hexdigest()
+            st = os.fstat(fh.fileno())
+        self.stamps.seen(sha, st, started)
+        return sha, st.st_size
+
+    @staticmethod
+    def place(blob: Path, target: Path) -> None:
+        """Put a blob that ``lookup`` returned at ``target`` in a staging directory (a hard
+        link, or a copy), replacing what is there; on an OSError ``target`` is untouched."""
+        target = Path(target)
+        tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            _link_or_copy(blob, tmp)
+            os.replace(tmp, target)
+        finally:   # still there when target was that very blob already (rename did nothing)
+            tmp.unlink(missing_ok=True)
 
     def _give_up(self, err: OSError) -> None:
         """A cache that cannot be written never fails the build: it is off from here on."""
@@ -278,10 +266,12 @@ class StageCache:
         if self.root is None or not key:
             return
         manifest = self._manifest(stage, key)
+        data = json.dumps({"schema": SCHEMA, "stage": stage, "key": key, "note": note,
+                           "files": items}, ensure_ascii=False, separators=(",", ":"))
         try:
-            write_bytes(manifest, json.dumps(
-                {"schema": SCHEMA, "stage": stage, "key": key, "note": note, "files": items},
-                ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            write_bytes(manifest, data.encode("utf-8"))
+            self.stamps.wrote(manifest, data.encode("utf-8"))
+            self._names[manifest.name] = (_ident(manifest.stat()), {f[2] for f in items})
             for old in self.root.glob(f"{stage}-*.json"):
                 if old != manifest:
                     old.unlink(missing_ok=True)
@@ -300,6 +290,7 @@ class StageCache:
         try:
             if self.root is not None:
                 self._collect_garbage()
+                self.stamps.save()
         except OSError as err:
             self._give_up(err)
 
@@ -311,6 +302,10 @@ class StageCache:
         named: set[str] = set()
         for path in self.root.glob("*-*.json"):
             try:
+                known = self._names.get(path.name)
+                if known is not None and known[0] == _ident(path.stat()):
+                    named |= known[1]   # read or written by this build, unchanged since
+                    continue
                 named.update(f[2] for f in json.loads(path.read_bytes())["files"])
             except (OSError, ValueError, KeyError, TypeError, IndexError):
                 continue
@@ -319,6 +314,11 @@ class StageCache:
         for blob in (self.root / BLOBS).iterdir():
             if blob.name not in named:
                 blob.unlink(missing_ok=True)
+
+
+def _ident(st: os.stat_result) -> tuple[int, ...]:
+    """A manifest file's identity: replaced whole (``write_bytes``), it is another inode."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _put(source: Path | bytes, blob: Path) -> None:
@@ -389,6 +389,10 @@ def restore_site(cache: StageCache, key: str, as_of: date, out_dir: Path,
                 raise _Gone
     except _Gone:   # the stage is removed, out_dir untouched
         return None
+    try:
+        cache.stamps.save()   # the blobs just proven (blobstamps.py)
+    except OSError:
+        pass
     t, c = time.perf_counter() - started[0], time.process_time() - started[1]
     return (f"built {entry.note} as of {as_of.isoformat()} into {out_dir} from the build cache "
             f"(inputs unchanged: {len(entry.files)} files restored; publish {t:.2f} s; "

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
+import time
 
 import pytest
 from support import AS_OF, CORPUS, SITE_SRC, tree_hash
@@ -293,6 +295,7 @@ def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, cold_cach
     assert tree_hash(tmp_path / "cold") == tree_hash(built_site)
     assert re.search(r"from the build cache \(inputs unchanged", build("warm", SITE_SRC, cache))
     assert tree_hash(tmp_path / "warm") == tree_hash(built_site)
+    _tampered_dist_is_not_served(build, tmp_path, cache, built_site)
     site = tmp_path / "site_src"
     shutil.copytree(SITE_SRC, site)
     _edit_guide(site)
@@ -316,6 +319,23 @@ def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, cold_cach
     build("template-uncached", site, None)
     assert tree_hash(tmp_path / "template") == tree_hash(tmp_path / "template-uncached")
     assert tree_hash(tmp_path / "template") != tree_hash(tmp_path / "edit")
+
+
+def _tampered_dist_is_not_served(build, tmp_path, cache, built_site) -> None:
+    """Every blob stamped (blobstamps.py: aged first, so none is too young), then a dist/ file
+    written in place through its blob's hard link, its mtime put back: the next build finds
+    the blob changed (its ctime moved) and writes the true bytes again."""
+    old = time.time_ns() - 3600 * 10**9
+    for blob in (cache / stagecache.STAGES / BLOBS).iterdir():
+        os.utime(blob, ns=(old, old))
+    assert "inputs unchanged" in build("warm", SITE_SRC, cache)   # hashes and stamps them
+    page = tmp_path / "warm" / "index.html"
+    st = page.stat()
+    with open(page, "r+b") as fh:
+        fh.write(b"<!-- x -->")
+    os.utime(page, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert "inputs unchanged" not in build("tampered", SITE_SRC, cache)
+    assert tree_hash(tmp_path / "tampered") == tree_hash(built_site)
 
 
 def test_a_blob_gone_while_restoring_is_a_miss_with_nothing_left(tmp_path, stored):

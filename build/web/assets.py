@@ -20,7 +20,8 @@ from pathlib import Path, PurePosixPath
 from citavial.build import patterns
 from citavial.build.atomic import write_staged, write_staged_bytes
 from citavial.build.errors import BuildError
-from citavial.build.stagecache import StageCache
+from citavial.build.stagecache import StageCache, files
+from citavial.build.web.gzcache import GzipMemo
 from citavial.build.web.pagememo import PageMemo
 
 # Concatenated at build time so that a page costs one stylesheet and one script request; the
@@ -81,7 +82,7 @@ def local_target(page: Path, stage: Path, url: str) -> str | None:
     return None if target == ".." or target.startswith(("../", "/")) else target
 
 
-def _suffix(rel: str) -> str:
+def suffix(rel: str) -> str:
     """``PurePosixPath(rel).suffix``, without building a path for each of ~36,000 URLs."""
     name = rel.rstrip("/").rpartition("/")[2]
     i = name.rfind(".")
@@ -104,14 +105,15 @@ def hash_assets(stage: Path, extra: tuple[str, ...] = (), memo: PageMemo | None 
     ``memo``: the pages an earlier build published (pagememo.py), reused where unchanged."""
     memo = PageMemo(StageCache(None)) if memo is None else memo
     wanted: set[str] = set(extra)
-    given: dict[Path, tuple[str, bytes]] = {}
+    given: dict[Path, tuple[str, bytes | None]] = {}
     target_of = _Targets(stage)
     for page in pages(stage):
-        rel, data = page.relative_to(stage).as_posix(), page.read_bytes()
-        given[page] = (rel, data)
-        targets = memo.targets(rel, data)
+        rel, data = page.relative_to(stage).as_posix(), None
+        targets = memo.targets(rel, page)
         if targets is None or not all(t in wanted or (stage / t).is_file() for t in targets):
+            data = page.read_bytes()
             targets = _targets(page, target_of, _text(data))   # a missing asset: its own error
+        given[page] = (rel, data)
         memo.saw(rel, targets)
         wanted.update(targets)
     renamed = {}
@@ -122,15 +124,15 @@ def hash_assets(stage: Path, extra: tuple[str, ...] = (), memo: PageMemo | None 
         renamed[rel] = new
     table = json.dumps(renamed, sort_keys=True, indent=1) + "\n"
     map_digest = hashlib.sha256(table.encode("utf-8")).hexdigest()
-    for page, (rel, data) in given.items():
-        out = memo.rewritten(rel, map_digest)
-        if out is None:
-            text = _text(data)
-            new_text = _rewritten(page, target_of, text,
-                                  lambda target, url: _hashed_url(renamed, target, url))
-            out = data if new_text == text else new_text.encode("utf-8")
-        if out != data:
-            write_staged_bytes(page, out)
+    for page, (rel, known) in given.items():
+        if memo.rewritten(rel, map_digest, page):
+            continue
+        data = page.read_bytes() if known is None else known
+        text = _text(data)
+        new_text = _rewritten(page, target_of, text,
+                              lambda target, url: _hashed_url(renamed, target, url))
+        if new_text != text:
+            write_staged_bytes(page, new_text.encode("utf-8"))
     memo.save(stage, map_digest)
     write_staged(stage / ASSET_MAP, table)
     return renamed
@@ -166,7 +168,7 @@ def _targets(page: Path, target_of: _Targets, html: str) -> tuple[str, ...]:
     found: dict[str, None] = {}
     for m in patterns.URL_ATTRIBUTE.finditer(html):
         target = target_of(page, m.group("url"))
-        if target and _suffix(target) in HASHED_SUFFIXES and target not in found:
+        if target and suffix(target) in HASHED_SUFFIXES and target not in found:
             if not (target_of.stage / target).is_file():
                 raise BuildError(page.name, f"{m.group('attr')}=\"{m.group('url')}\" "
                                  f"names {target}, which the build did not write",
@@ -219,19 +221,24 @@ def gzip_all(datas: list[bytes], memo: dict[bytes, bytes] | None = None) -> list
     return [memo[d] for d in datas]
 
 
-def precompress(stage: Path, memo: dict[bytes, bytes] | None = None) -> tuple[int, int]:
+def precompress(stage: Path, memo: dict[bytes, bytes] | None = None,
+                read: dict[str, bytes] | None = None) -> tuple[int, int]:
     """Write ``f.gz`` beside every text file worth it (gzip -9, mtime 0: byte-identical
     builds); servers send it to clients that accept gzip. Returns (files, bytes saved).
-    ``memo``: see gzip_all."""
-    paths = [path for path in sorted(stage.rglob("*"))
-             if path.is_file() and path.suffix in COMPRESSIBLE
-             and not path.relative_to(stage).as_posix().startswith(NOT_SERVED)
-             and path.stat().st_size >= MIN_COMPRESS]
-    datas = [path.read_bytes() for path in paths]
+    ``memo``: see gzip_all; ``read``: {relative path: bytes} of files already read (the service
+    worker's), taken instead of reading them again."""
+    read = {} if read is None else read
+    rels = [rel for rel in files(stage) if suffix(rel) in COMPRESSIBLE
+            and not rel.startswith(NOT_SERVED)]
+    datas = [read[rel] if rel in read else (stage / rel).read_bytes() for rel in rels]
+    todo = [(rel, data) for rel, data in zip(rels, datas, strict=True)
+            if len(data) >= MIN_COMPRESS]
     n = saved = 0
-    for path, data, packed in zip(paths, datas, gzip_all(datas, memo), strict=True):
+    for (rel, data), packed in zip(todo, gzip_all([d for _r, d in todo], memo), strict=True):
         if len(packed) < len(data):
-            write_staged_bytes(path.parent / (path.name + ".gz"), packed)
+            twin = stage / (rel + ".gz")
+            if not (isinstance(memo, GzipMemo) and memo.place(data, twin)):
+                write_staged_bytes(twin, packed)
             n, saved = n + 1, saved + len(data) - len(packed)
     return n, saved
 

@@ -34,7 +34,11 @@ class GzipMemo(dict):
         self._known: dict[str, Path] = {} if found is None else {
             rel.removesuffix(".gz"): blob
             for (rel, _size, _sha), blob in zip(found[0].files, found[1], strict=True)}
+        # our own entry, unchanged: each blob was gzipped (or checked) from the content its
+        # name gives, by this code (stagecache.StageCache.ours), so it is not decompressed again
+        self._ours = found is not None and cache.ours(STAGE, self.key)
         self.reused = 0
+        self._blobs: dict[bytes, Path] = {}   # each reused content's blob
 
     def __contains__(self, data: object) -> bool:
         if super().__contains__(data):
@@ -42,14 +46,29 @@ class GzipMemo(dict):
         if not isinstance(data, bytes) or not self._known:
             return False
         blob = self._known.get(hashlib.sha256(data).hexdigest())
+        if blob is None:
+            return False
         try:
-            packed = blob.read_bytes() if blob is not None else None
-            if packed is None or gzip.decompress(packed) != data:
+            packed = blob.read_bytes()
+            if not self._ours and gzip.decompress(packed) != data:
                 return False
         except (OSError, EOFError, zlib.error, gzip.BadGzipFile):
             return False
         self[data] = packed
+        self._blobs[data] = blob
         self.reused += 1
+        return True
+
+    def place(self, data: bytes, target: Path) -> bool:
+        """Put the gzip of ``data`` at ``target`` as a hard link to its blob, when it was read
+        back from one (checked to decompress to ``data``): no bytes written. False otherwise."""
+        blob = self._blobs.get(data)
+        if blob is None:
+            return False
+        try:
+            self.cache.place(blob, target)
+        except OSError:
+            return False
         return True
 
     def save(self) -> None:

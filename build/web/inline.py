@@ -7,7 +7,6 @@ instead of shipping a page whose code the policy would silently block.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -57,9 +56,8 @@ def check_pages(stage: Path, cache: StageCache | None = None) -> int:
     bad, n, clean = [], 0, set()
     for page in sorted(stage.rglob("*.html")):
         n += 1
-        data = page.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        found = [] if digest in known else violations(data.decode("utf-8"))
+        digest = cache.digest(page)[0]
+        found = [] if digest in known else violations(page.read_bytes().decode("utf-8"))
         bad += [f"{page.relative_to(stage)}: {v}" for v in found]
         if not found:
             clean.add(digest)

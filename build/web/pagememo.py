@@ -13,7 +13,6 @@ rewritten anew. One entry (keyed by the build's code) holds the last build's pag
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -53,9 +52,9 @@ class PageMemo:
         self._seen: dict[str, tuple[str, tuple[str, ...]]] = {}
         self.reused = 0
 
-    def targets(self, rel: str, data: bytes) -> tuple[str, ...] | None:
-        """The asset targets the page named when it had these bytes, or None (unknown)."""
-        digest = hashlib.sha256(data).hexdigest()
+    def targets(self, rel: str, page: Path) -> tuple[str, ...] | None:
+        """The asset targets the page named when it had the bytes it has, or None (unknown)."""
+        digest = self.cache.digest(page)[0]
         known = self._pages.get(rel)
         self._seen[rel] = (digest, ())
         return known[1] if known is not None and known[0] == digest else None
@@ -64,19 +63,20 @@ class PageMemo:
         """Record the targets of the page ``targets`` was just asked about."""
         self._seen[rel] = (self._seen[rel][0], targets)
 
-    def rewritten(self, rel: str, map_digest: str) -> bytes | None:
-        """The page's bytes rewritten under the asset map ``map_digest``, when an earlier build
-        rewrote these very input bytes at this path under that map; None otherwise."""
+    def rewritten(self, rel: str, map_digest: str, page: Path) -> bool:
+        """Put at ``page`` its bytes rewritten under the asset map ``map_digest`` (the blob, a
+        hard link), when an earlier build rewrote these very input bytes at this path under
+        that map; False otherwise (then ``page`` is untouched)."""
         known, blob = self._pages.get(rel), self._blobs.get(rel)
         if known is None or blob is None or map_digest != self._map \
                 or known[0] != self._seen[rel][0]:
-            return None
+            return False
         try:
-            data = blob.read_bytes()
-        except OSError:
-            return None
+            self.cache.place(blob, page)
+        except OSError:   # the blob went away meanwhile: the page is rewritten anew
+            return False
         self.reused += 1
-        return data
+        return True
 
     def save(self, stage: Path, map_digest: str) -> None:
         """Keep this build's pages (as rewritten in ``stage``) under ``map_digest``."""

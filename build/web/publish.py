@@ -35,8 +35,9 @@ def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
     share.write_robots(stage, base_url)
     pwa.write_manifest(stage, as_of_text)
     packed = {} if packed is None else packed   # each file gzipped once: precache and .gz
-    pre = pwa.write_service_worker(stage, site_src, reg, as_of_text, packed)
-    n_gz, saved = assets.precompress(stage, packed)
+    read: dict[str, bytes] = {}   # each file read once: precache and .gz
+    pre = pwa.write_service_worker(stage, site_src, reg, as_of_text, packed, read)
+    n_gz, saved = assets.precompress(stage, packed, read)
     figures = {"pages_checked": n_pages, "hashed_assets": len(renamed),
                "precompressed": n_gz, "precache_files": len(pre.files),
                "precache_bytes": pre.raw_bytes, "precache_gzip_bytes": pre.gzip_bytes,

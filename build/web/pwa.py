@@ -17,7 +17,8 @@ from pathlib import Path
 from citavial.build.atomic import write_staged
 from citavial.build.errors import BuildError
 from citavial.build.models import Regulation
-from citavial.build.web.assets import NOT_SERVED, gzip_all
+from citavial.build.stagecache import files
+from citavial.build.web.assets import NOT_SERVED, gzip_all, suffix
 
 THEME = "#0b5cad"
 MANIFEST = "manifest.webmanifest"
@@ -64,21 +65,22 @@ def write_manifest(stage: Path, as_of_text: str) -> None:
 
 
 def precache_files(stage: Path) -> list[str]:
-    files = []
-    for path in sorted(stage.rglob("*")):
-        rel = path.relative_to(stage).as_posix()
-        if (path.is_file() and path.suffix in PRECACHED_SUFFIXES and rel not in NOT_PRECACHED
-                and not rel.startswith(NOT_SERVED)):
-            files.append(rel)
-    return files
+    """The precached files' relative paths, in the order of their paths' parts."""
+    return sorted((rel for rel in files(stage)
+                   if suffix(rel) in PRECACHED_SUFFIXES and rel not in NOT_PRECACHED
+                   and not rel.startswith(NOT_SERVED)), key=lambda rel: rel.split("/"))
 
 
 def write_service_worker(stage: Path, site_src: Path, reg: Regulation, as_of_text: str,
-                         memo: dict[bytes, bytes] | None = None) -> Precache:
-    """Write sw.js with the precache list; ``memo``: see assets.gzip_all."""
+                         memo: dict[bytes, bytes] | None = None,
+                         read: dict[str, bytes] | None = None) -> Precache:
+    """Write sw.js with the precache list; ``memo``: see assets.gzip_all; ``read``: filled with
+    {relative path: bytes} of the files it read (assets.precompress reads them there)."""
     files = precache_files(stage)
     digest = hashlib.sha256()
     datas = [(stage / rel).read_bytes() for rel in files]
+    if read is not None:
+        read.update(zip(files, datas, strict=True))
     raw = packed = 0
     for rel, data, gz in zip(files, datas, gzip_all(datas, memo), strict=True):
         digest.update(rel.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
