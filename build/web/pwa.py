@@ -45,9 +45,10 @@ def write_manifest(stage: Path, as_of_text: str) -> None:
     elsewhere, e.g. a school's test server)."""
     root = "./"
     manifest = {
-        "name": "citavial · Reglamento General de Circulación",
-        "short_name": "Reglamento",
-        "description": f"El Reglamento General de Circulación en vigor a {as_of_text}, con "
+        "name": "citavial · normas de tráfico",
+        "short_name": "citavial",
+        "description": f"El Reglamento General de Circulación, la Ley sobre Tráfico y los "
+                       f"Reglamentos de Vehículos y de Conductores en vigor a {as_of_text}, con "
                        "citas verificadas, búsqueda y práctica para el examen teórico, sin "
                        "conexión.",
         "lang": "es", "dir": "ltr",

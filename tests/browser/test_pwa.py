@@ -178,7 +178,7 @@ def test_manifest_passes_chromium_installability(served, browser, tmp_path):
         first_visit(page, url)
         cdp = ctx.new_cdp_session(page)
         manifest = cdp.send("Page.getAppManifest")
-        assert manifest["errors"] == [] and '"short_name": "Reglamento"' in manifest["data"]
+        assert manifest["errors"] == [] and '"short_name": "citavial"' in manifest["data"]
         assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
     finally:
         ctx.close()
