@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -221,3 +224,27 @@ def test_calibration_is_written_where_the_user_says_and_read_from_there(tmp_path
         with pytest.raises(SystemExit) as exc:
             p.parse_args([*cmd, "--calibration", str(tmp_path / "none.json")])
         assert exc.value.code == 2
+
+
+@pytest.mark.parametrize("user, expected", [
+    pytest.param(None, "1", id="unset-one-thread"),
+    pytest.param("4", "4", id="the-user-setting-wins"),
+])
+def test_commands_run_one_blas_thread_unless_the_user_set_one(monkeypatch, user, expected):
+    from citavial.worker.cli import one_blas_thread
+    if user is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", user)
+    one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == expected
+
+
+def test_the_cli_loads_no_numpy_before_its_thread_setting():
+    """OpenBLAS reads its thread count when numpy loads it: main() sets it first, which works
+    only while importing the CLI (every command registered) loads no numpy."""
+    code = ("import sys, citavial.worker.cli, citavial.worker.__main__; "
+            "print('numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr

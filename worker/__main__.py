@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from citavial.worker.cli import add_parsers
+from citavial.worker.cli import add_parsers, one_blas_thread
 
 
 def main(argv: list[str] | None = None) -> int:
+    one_blas_thread()
     parser = argparse.ArgumentParser(prog="python -m citavial.worker")
     sub = parser.add_subparsers(dest="command")
     add_parsers(sub)

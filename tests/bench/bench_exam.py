@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
+# as every `citavial` command runs (worker/cli.one_blas_thread), set before numpy loads
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[2]
 
 from citavial.build.index.hooks import index_dir_for  # noqa: E402
