@@ -66,12 +66,12 @@ class Entry:
 
 
 def listing(root: Path) -> dict[str, tuple[int, int]]:
-    """{relative posix path: (size, mtime_ns)} of every file under ``root``."""
+    """{relative posix path: (size, mtime_ns)} of every file under ``root`` (``files``, each
+    stated once)."""
     out: dict[str, tuple[int, int]] = {}
-    for folder, _dirs, names in os.walk(root):
-        for name in names:
-            st = os.stat(os.path.join(folder, name))
-            out[Path(folder, name).relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns)
+    for rel in files(root):
+        st = os.stat(os.path.join(root, rel))
+        out[rel] = (st.st_size, st.st_mtime_ns)
     return out
 
 
