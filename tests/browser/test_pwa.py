@@ -50,6 +50,19 @@ def first_visit(page, url: str) -> None:
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=10000)
 
 
+INSTALL_BUDGET_MS = 180_000
+# Resolves "waiting" once a second worker has installed beside the active one, else (after the
+# budget) the registration's state, which names the step that stalled.
+NEW_WORKER_INSTALLED = """budget => navigator.serviceWorker.getRegistration().then(reg =>
+  new Promise(done => {
+    const state = () => `installing=${reg.installing && reg.installing.state} ` +
+                        `waiting=${!!reg.waiting} active=${reg.active && reg.active.state}`;
+    const timer = setInterval(() => { if (reg.waiting) { clearInterval(timer); done("waiting"); } },
+                              100);
+    setTimeout(() => { clearInterval(timer); done(reg.waiting ? "waiting" : state()); }, budget);
+  }))"""
+
+
 def deep_link(dist) -> dict:
     entries = json.loads((dist / "allowlist.json").read_text("utf-8"))["entries"]
     return next(e for e in entries if e["ref"] == "RD-1428/2003#art48.1" or
@@ -147,7 +160,10 @@ def test_a_new_build_is_offered_and_keeps_progress(served, phone, tmp_path, warm
     state.dist_dir = new_dist          # the new build is deployed in place of the old one
     try:
         page.goto(f"{url}/index.html")
-        page.wait_for_selector(".pwa-update", timeout=20000)
+        # The new worker precaches ~600 pages before it waits: on a loaded CI runner that took
+        # over 20 s once. Wait for the install itself, and say where it stood if it never came.
+        assert page.evaluate(NEW_WORKER_INSTALLED, INSTALL_BUDGET_MS) == "waiting"
+        page.wait_for_selector(".pwa-update", timeout=10000)   # asks the worker, ≤ 3 s
         text = page.inner_text(".pwa-update")
         assert re.search(r"Hay una versión nueva del Reglamento \(en vigor a 30 de noviembre "
                          r"de 2026\)", text), text
