@@ -43,8 +43,11 @@ def chromium_target(page, url: str, fragment: str) -> str | None:
 
 
 def _read_target(page, fragment: str) -> str | None:
+    # The sentinel always matches, so a :target always comes (after the load, Chromium's
+    # fragment search; slow on a loaded machine): waited for up to the context's budget, and
+    # only a page that lost its sentinel ends here with nothing targeted.
     try:
-        page.wait_for_function("() => document.querySelector(':target') !== null", timeout=3000)
+        page.wait_for_function("() => document.querySelector(':target') !== null")
     except Exception:  # noqa: BLE001 - playwright TimeoutError: nothing was targeted
         return None
     found = page.evaluate(_READ_TARGET)
