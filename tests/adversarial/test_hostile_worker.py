@@ -315,16 +315,20 @@ def test_a_request_that_never_completes_is_closed_at_the_deadline(tmp_path):
         s.sendall(b"GET /health HTTP/1.1\r\n")
         # Keeps sending, but the request never ends: a trickle no inactivity timeout would ever
         # close, so only the deadline can. Up to WAIT_S of it (a bound for a broken guard: the
-        # close comes about a second in, later on a loaded machine).
+        # close comes about a second in, later on a loaded machine). Non-blocking: a socket
+        # with a timeout waits up to it in recv() even with MSG_DONTWAIT, and its timeout error
+        # (an OSError) read as "closed" -- so the trickle was one byte, and a guard that never
+        # closed anything passed too.
+        s.setblocking(False)
         end = time.monotonic() + WAIT_S
         while time.monotonic() < end:
             try:
                 s.send(b"X")
-                if s.recv(1, socket.MSG_DONTWAIT) == b"":
+                if s.recv(1) == b"":
                     break
             except BlockingIOError:
                 pass
-            except OSError:
+            except OSError:   # reset: closed with our unread bytes in its buffer
                 break
             time.sleep(0.1)
         else:

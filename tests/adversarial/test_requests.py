@@ -178,9 +178,11 @@ def test_slow_partial_request_does_not_block_others(site_worker):
 
 
 def _still_open(sock: socket.socket) -> bool:
-    """Whether the server still holds ``sock`` open without having answered on it."""
+    """Whether the server still holds ``sock`` open without having answered on it (looked at
+    now: a socket with a timeout would first wait up to it for something to read)."""
+    sock.setblocking(False)
     try:
-        sock.recv(1, socket.MSG_DONTWAIT)   # data or end of stream: answered, or closed
+        sock.recv(1)   # data or end of stream: answered, or closed
     except BlockingIOError:
         return True
     except OSError:

@@ -125,7 +125,7 @@ def _burst(port: int, n: int, on_progress=None) -> list[dict]:
     def one(i: int) -> dict:
         # 8 loopback clients (127.0.0.2-9); every ask comes from two of them, which therefore
         # meet nginx's per-client limit: the deliberate 429s
-        r = load.one_request("127.0.0.1", port, i, 4, 60, source=f"127.0.0.{2 + i % 8}")
+        r = load.one_request("127.0.0.1", port, i, 4, WAIT_S, source=f"127.0.0.{2 + i % 8}")
         done["n"] += 1
         if on_progress:
             on_progress(done["n"])
