@@ -17,6 +17,8 @@ from support import (  # noqa: F401 - re-exported for fixtures
     CORPUS,
     ROOT,
     SITE_SRC,
+    STRETCH_SITE_TIMEOUTS,
+    WAIT_MS,
     built_site_dir,
     copy_cache,
     made_once,
@@ -198,11 +200,38 @@ def published_site(filled_build_cache):
 def browser():
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: run `apt-get update && apt-get install -y chromium`")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+    expect.set_options(timeout=WAIT_MS)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                     args=CHROMIUM_ARGS)
         try:
-            yield browser
+            yield _Budgeted(browser)
         finally:
             browser.close()
+
+
+class _Budgeted:
+    """The session's Chromium, whose new contexts and pages wait up to support.WAIT_MS for an
+    action, a navigation, a selector or a function (Playwright's default: 30 s), so a test on a
+    loaded, slower machine waits for the page itself rather than for a desktop's timing; their
+    pages run the site's 3 s network timers stretched to the same budget
+    (support.STRETCH_SITE_TIMEOUTS). Everything else is the Playwright ``Browser``'s own."""
+
+    def __init__(self, browser) -> None:
+        self._browser = browser
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
+
+    def new_context(self, **kwargs):
+        context = self._browser.new_context(**kwargs)
+        context.set_default_timeout(WAIT_MS)
+        context.add_init_script(STRETCH_SITE_TIMEOUTS)
+        return context
+
+    def new_page(self, **kwargs):
+        page = self._browser.new_page(**kwargs)   # in a context of its own, closed with it
+        page.set_default_timeout(WAIT_MS)
+        page.add_init_script(STRETCH_SITE_TIMEOUTS)
+        return page

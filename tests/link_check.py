@@ -44,7 +44,7 @@ def open_link(page, base: str, url: str) -> dict | None:
 
 def _landed(page) -> dict | None:
     """Once the page has loaded: the element Chromium targets, and whether it is in view."""
-    page.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    page.wait_for_function("() => document.querySelector(':target') !== null")
     return page.evaluate(_READ)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from support import WAIT_S
 
 TRIES = 5
 
@@ -27,7 +28,7 @@ def free_port() -> int:
 
 
 def start_nginx(nginx: Path | str, prefix: Path, conf: Callable[[int], str],
-                timeout: float = 20.0) -> tuple[subprocess.Popen, int]:
+                timeout: float = WAIT_S) -> tuple[subprocess.Popen, int]:
     """nginx running ``conf(port)`` (which must write its pid to ``prefix/nginx.pid``), and port."""
     errors = []
     for _ in range(TRIES):
@@ -41,7 +42,7 @@ def start_nginx(nginx: Path | str, prefix: Path, conf: Callable[[int], str],
             return proc, port
         if proc.poll() is None:
             proc.kill()
-        proc.wait(10)
+        proc.wait(WAIT_S)
         log = (prefix / "error.log").read_text(errors="replace") if (prefix / "error.log").exists() else ""
         errors.append(f"port {port}: {proc.stderr.read()}{log}".strip())
         if "Address already in use" not in errors[-1]:

@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from datetime import date
 from functools import lru_cache
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Callable
 
@@ -21,6 +22,51 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
+
+# How long a test waits for something that MUST happen: a page or a selector, a script's result,
+# an answer, a server coming up. Such a wait returns as soon as its condition holds, so the
+# budget costs nothing when the test passes and only bounds a broken one. The work behind it
+# (page loads, big tables, the search index, a worker's answer) scales with the CPU: CI's runner
+# is ~2x slower than this 2-core machine and shares it with other jobs, and Playwright's own
+# defaults (30 s for an action or a navigation, 5 s for an expect) are sized for a quiet
+# desktop. So every browser context of the suite waits WAIT_MS by default (tests/conftest.py:
+# ``browser``), and the other waits for a positive event use WAIT_S. A SHORT bound is right only
+# where a test proves that something does NOT happen, or where the product itself has the
+# timeout; such places say so in a comment.
+WAIT_S = 120
+WAIT_MS = WAIT_S * 1000
+
+# The site's scripts give two network waits 3 s: chat.js its /health check before "Listo." (then
+# it goes offline), pwa.js the new service worker's reply with its date (then it offers the
+# update without the date). A loaded runner can take longer than that to answer on loopback --
+# under load the suite's worker did, and two chat tests timed out waiting for "Listo." -- and
+# no test is about those 3 s: so every page of the suite runs with exactly those timers
+# stretched to WAIT_MS (tests/conftest.py: ``browser``), and the tests do not depend on the
+# machine's speed. tests/test_site_timeouts.py fails if the site's timers change.
+SITE_TIMEOUT_MS = 3000
+STRETCH_SITE_TIMEOUTS = f"""(() => {{
+  const setTimeout = window.setTimeout;
+  window.setTimeout = function (handler, delay, ...args) {{
+    return setTimeout.call(this, handler, delay === {SITE_TIMEOUT_MS} ? {WAIT_MS} : delay, ...args);
+  }};
+}})();"""
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """The static-file handler of the suite's loopback servers: no access log, and no
+    traceback when the client hangs up mid-response. Chromium drops connections as a matter of
+    course (a page navigated away from, an aborted fetch, a closed tab): the write then raises
+    BrokenPipeError or ConnectionResetError, which socketserver would print as an error. Any
+    other exception is still reported."""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            pass   # the client went away: nothing to answer, nothing wrong on our side
 
 
 def tree_hash(path: Path) -> str:

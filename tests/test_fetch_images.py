@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from support import AS_OF, CORPUS, SITE_SRC, tree_hash
+from support import AS_OF, CORPUS, SITE_SRC, WAIT_S, tree_hash
 
 from citavial.build.corpus.images import fetch_images, file_name, image_paths, local_images
 from citavial.build.errors import BuildError
@@ -73,7 +73,7 @@ def test_paths_and_names(texto):
 
 def test_good_fetch_records_sha256(server, texto, tmp_path):
     corpus = tmp_path / "corpus"
-    report = fetch_images("BOE-A-2003-23514", corpus, texto, base_url=server, timeout=2)
+    report = fetch_images("BOE-A-2003-23514", corpus, texto, base_url=server, timeout=WAIT_S)
     assert report.startswith("fetched 2 images of BOE-A-2003-23514")
     manifest = json.loads((corpus / "images" / "MANIFEST.json").read_text(encoding="utf-8"))
     assert manifest["schema"] == "citavial-image-manifest/1"
@@ -96,11 +96,11 @@ def test_good_fetch_records_sha256(server, texto, tmp_path):
 ], ids=["404", "truncated", "wrong-type", "wrong-signature"])
 def test_bad_download_changes_nothing(server, texto, tmp_path, fault, message):
     corpus = tmp_path / "corpus"
-    fetch_images("BOE-A-2003-23514", corpus, texto, base_url=server, timeout=2)
+    fetch_images("BOE-A-2003-23514", corpus, texto, base_url=server, timeout=WAIT_S)
     before = tree_hash(corpus)
     _Images.fault = {"/datos/imagenes/disp/2025/145/12199_1.png": fault}
     with pytest.raises(BuildError, match=message) as err:
-        fetch_images("BOE-A-2003-23514", corpus, texto, base_url=server, timeout=2)
+        fetch_images("BOE-A-2003-23514", corpus, texto, base_url=server, timeout=WAIT_S)
     assert "12199_1.png" in str(err.value) and "not changed" in str(err.value)
     assert tree_hash(corpus) == before
 
@@ -111,7 +111,7 @@ def test_build_shows_fetched_images_inline(server, tmp_path):
     corpus = tmp_path / "corpus"
     shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("images"))
     fetch_images("BOE-A-2003-23514", corpus, corpus / "BOE-A-2003-23514.xml", base_url=server,
-                 timeout=5)
+                 timeout=WAIT_S)
     out = tmp_path / "dist"
     build_site(corpus_dir=corpus, out_dir=out, as_of=AS_OF, site_src=SITE_SRC)
     annex = (out / "anexoI-5.html").read_text(encoding="utf-8")

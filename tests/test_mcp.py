@@ -19,6 +19,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from support import WAIT_S
 
 BASE = "https://example.org/rgc/"
 FIELDS = {"ref", "label", "text", "url", "as_of", "source", "license", "norm", "boe_id",
@@ -110,7 +111,7 @@ async def _session(dist: Path, cwd: Path) -> dict:
                                    args=["-m", "citavial.worker.cli", "mcp", "--dist", str(dist),
                                          "--base-url", BASE.rstrip("/")])
     out: dict = {}
-    async with Client(params, read_timeout_seconds=60) as client:
+    async with Client(params, read_timeout_seconds=WAIT_S) as client:
         out["tools"] = (await client.list_tools()).tools
         for name, (tool, args) in CALLS.items():
             out[name] = await client.call_tool(tool, args)
@@ -324,7 +325,7 @@ def raw_replies(dist, tmp_path_factory):
     def send(line: str | bytes) -> dict:
         proc.stdin.write((line if isinstance(line, bytes) else line.encode()) + b"\n")
         proc.stdin.flush()
-        return json.loads(lines.get(timeout=60))   # a bound for a broken server, not a timing
+        return json.loads(lines.get(timeout=WAIT_S))   # a bound for a broken server
 
     try:
         out = {"initialize": send(json.dumps(INIT))}
@@ -334,7 +335,7 @@ def raw_replies(dist, tmp_path_factory):
         out["ping-after-blank-lines"] = send('{"jsonrpc": "2.0", "id": 99, "method": "ping"}')
     finally:
         proc.stdin.close()
-        proc.wait(30)
+        proc.wait(WAIT_S)
     return out
 
 

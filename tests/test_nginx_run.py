@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nginx_run
 import pytest
+from support import WAIT_S
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
@@ -40,12 +41,12 @@ def test_a_taken_port_is_retried_on_another(tmp_path, monkeypatch):
         stranger.close()
     try:
         assert port != taken
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
+        with socket.create_connection(("127.0.0.1", port), timeout=WAIT_S) as c:
             c.sendall(b"GET / HTTP/1.0\r\n\r\n")
             assert c.recv(4096).endswith(b"nginx\n")
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(WAIT_S)
 
 
 def test_a_broken_config_fails_at_once_with_nginx_s_words(tmp_path):

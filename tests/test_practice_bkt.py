@@ -11,7 +11,7 @@ import subprocess
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import ROOT
+from support import ROOT, WAIT_S
 
 CORE = ROOT / "site_src" / "static" / "practice-core.js"
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is required")
@@ -59,7 +59,7 @@ def node():
 
     yield call
     proc.stdin.close()
-    proc.wait(timeout=5)
+    proc.wait(timeout=WAIT_S)
 
 
 probability = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)

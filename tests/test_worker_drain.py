@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import WAIT_S
 
 from citavial.worker.http.app import WorkerState
 from citavial.worker.http.serve import ServerThread
@@ -41,7 +42,7 @@ def _start(dist: Path) -> tuple[subprocess.Popen, int]:
     return proc, int(m.group(1))
 
 
-def _refused(port: int, bound: float = 30.0) -> bool:
+def _refused(port: int, bound: float = WAIT_S) -> bool:
     """Whether a new connection is refused within ``bound`` (SIGTERM is handled between two
     passes of the event loop, so the first attempts may still be accepted)."""
     deadline = time.monotonic() + bound
@@ -54,7 +55,7 @@ def _refused(port: int, bound: float = 30.0) -> bool:
     return False
 
 
-def _accepted(port: int, bound: float = 30.0) -> bool:
+def _accepted(port: int, bound: float = WAIT_S) -> bool:
     """Whether the worker has accepted every connection made to ``port``: the kernel shows a
     listening socket's accept queue as its rx_queue in /proc/net/tcp. A connection still queued
     when SIGTERM closes the listener is reset by the kernel, not drained — so the test waits for
@@ -84,7 +85,7 @@ def _answer(sock: socket.socket) -> tuple[int, bytes]:
 def test_sigterm_refuses_new_connections_and_finishes_the_open_one(tmp_path, opened):
     proc, port = _start(tmp_path)
     try:
-        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S)
         if opened == "keep-alive":   # one request answered, the connection kept open
             sock.sendall(REQUEST + b"\r\n")
             assert _answer(sock)[0] == 503
@@ -98,7 +99,7 @@ def test_sigterm_refuses_new_connections_and_finishes_the_open_one(tmp_path, ope
         status, body = _answer(sock)
         assert status == 503 and json.loads(body)["ok"] is False
         sock.close()
-        assert proc.wait(30) == 0                     # drained: exits by itself
+        assert proc.wait(WAIT_S) == 0                 # drained: exits by itself
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -108,7 +109,7 @@ def test_sigterm_with_nothing_open_exits_0(tmp_path):
     proc, port = _start(tmp_path)
     try:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
+        assert proc.wait(WAIT_S) == 0
         assert _refused(port)
     finally:
         if proc.poll() is None:
@@ -119,10 +120,11 @@ def test_server_thread_stop_ends_every_thread_it_started(tmp_path):
     before = set(threading.enumerate())
     state = WorkerState(dist_dir=tmp_path, deps=None, unavailable="no index", index_info={})
     with ServerThread(state, threads=3) as srv:
-        with socket.create_connection(("127.0.0.1", srv.server.effective_port), timeout=30) as s:
+        with socket.create_connection(("127.0.0.1", srv.server.effective_port),
+                                      timeout=WAIT_S) as s:
             s.sendall(REQUEST + b"Connection: close\r\n\r\n")
             assert _answer(s)[0] == 503
     started = set(threading.enumerate()) - before
     for thread in started:
-        thread.join(10)
+        thread.join(WAIT_S)
     assert not [t.name for t in started if t.is_alive()]

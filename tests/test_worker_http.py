@@ -14,6 +14,7 @@ import threading
 import time
 
 import pytest
+from support import WAIT_S
 from worker_helpers import (
     SCRIPTED_STATUS,
     TEST_CALIBRATION,
@@ -46,7 +47,7 @@ class GatedModel:
     def stream(self, request):
         try:
             for i, p in enumerate(self.pieces):
-                if i and not self.release.wait(10):
+                if i and not self.release.wait(WAIT_S):
                     return
                 if i and self.delay:
                     time.sleep(self.delay)
@@ -82,7 +83,7 @@ def server(tmp_path):
 
 
 def post(port, body: bytes, ctype="application/json", headers=None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)
     conn.request("POST", "/api/ask", body=body, headers={"Content-Type": ctype, **(headers or {})})
     return conn, conn.getresponse()
 
@@ -97,7 +98,7 @@ def ask(port, question="¿Puedo conducir con auriculares?"):
 
 def raw_ask(port, question="¿Puedo conducir con auriculares?") -> socket.socket:
     """A POST on a bare socket, so the test can read the stream byte by byte or hang up."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+    sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S)
     body = json.dumps({"question": question}).encode()
     sock.sendall(b"POST /api/ask HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                  b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
@@ -105,7 +106,7 @@ def raw_ask(port, question="¿Puedo conducir con auriculares?") -> socket.socket
 
 
 def recv_until(sock: socket.socket, needle: bytes, seen: bytes = b"") -> bytes:
-    deadline = time.monotonic() + 60   # a bound for a broken worker, not a timing
+    deadline = time.monotonic() + WAIT_S   # a bound for a broken worker, not a timing
     while needle not in seen and time.monotonic() < deadline:
         chunk = sock.recv(4096)
         if not chunk:
@@ -115,7 +116,7 @@ def recv_until(sock: socket.socket, needle: bytes, seen: bytes = b"") -> bytes:
 
 
 def raw_get(port, path: str) -> bytes:
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S)
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
     out = b""
     while chunk := sock.recv(65536):
@@ -191,7 +192,7 @@ def test_rate_limit_gives_429_with_retry_after_but_not_on_health(server):
     assert second.status == 429 and int(second.getheader("Retry-After")) >= 1
     assert doc["ok"] is False and doc["status"] == 429
     for _ in range(5):
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)
         c.request("GET", "/health")
         assert c.getresponse().status == 200
 
@@ -231,7 +232,7 @@ class EndlessModel:
             self.closed.set()
 
 
-def _until(condition, bound=120.0):
+def _until(condition, bound=WAIT_S):
     """Wait for ``condition`` (checked, never raced); ``bound`` only stops a broken worker."""
     deadline = time.monotonic() + bound
     while not condition():
@@ -249,10 +250,10 @@ def test_client_disconnect_stops_generation(server):
     port, state = server(model=model)
     sock = raw_ask(port)
     assert b"event: sources" in recv_until(sock, b"event: sources")
-    assert model.started.wait(30)      # the lead is running, blocked on ``release``
+    assert model.started.wait(WAIT_S)  # the lead is running, blocked on ``release``
     sock.close()
     model.release.set()                # let it run: only the disconnect can stop it now
-    assert model.closed.wait(30)       # generous bound; returns as soon as the worker stops it
+    assert model.closed.wait(WAIT_S)   # generous bound; returns as soon as the worker stops it
     _until(lambda: state.metrics.value("citavial_disconnects_total") == 1
            and state.slot.active == 0)
     assert state.slot.waiting == 0     # the model is free again
@@ -266,7 +267,7 @@ def test_the_deadline_cuts_a_stalled_request_but_not_a_running_answer(server):
     port, _ = server(model=model, deadline=1.0)
     sock = raw_ask(port)
     seen = recv_until(sock, b"event: token")       # the answer is running, the model blocked
-    stalled = socket.create_connection(("127.0.0.1", port), timeout=30)   # a bound, not a timing
+    stalled = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S)   # a bound
     stalled.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")   # never finished
     assert stalled.recv(1) == b""                  # closed by the deadline, unanswered
     stalled.close()
@@ -278,7 +279,7 @@ def test_the_deadline_cuts_a_stalled_request_but_not_a_running_answer(server):
 def test_health_and_metrics(server):
     port, _ = server()
     ask(port)[1].read()
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)
     c.request("GET", "/health")
     health = json.loads(c.getresponse().read())
     assert health["ok"] is True and health["mode"] == "generative"
@@ -294,7 +295,7 @@ def test_health_and_metrics(server):
 
 def test_without_index_the_site_is_served_and_api_says_why(server):
     port, _ = server(deps=False)
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)
     c.request("GET", "/")
     assert c.getresponse().read().startswith(b"<!doctype html>")
     c.request("GET", "/health")
@@ -319,7 +320,7 @@ def test_static_files_and_no_traversal(server):
 
 def test_search_endpoint(server):
     port, _ = server()
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)
     c.request("GET", "/api/search?q=auriculares&k=2")
     doc = json.loads(c.getresponse().read())
     assert doc["ok"] is True and [h["ref"] for h in doc["hits"]] == REFS[:2]
@@ -333,7 +334,7 @@ def test_cors_only_for_configured_origins(server):
     state.allowed_origins = ("null", "http://127.0.0.1:8080")   # serve --allow-origin …
     for origin, allowed in (("null", True), ("http://127.0.0.1:8080", True),
                             ("http://127.0.0.1:8081", False), ("https://evil.example", False)):
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)
         c.request("OPTIONS", "/api/ask", headers={"Origin": origin})
         r = c.getresponse()
         r.read()

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from support import WAIT_S
 from worker_helpers import ask_sse
 
 from citavial.worker.http.serve import ServerThread, load_state
@@ -74,7 +75,7 @@ def test_real_out_of_domain_question_abstains(worker):
 
 def test_health_reports_model_and_index(worker, model_path):
     srv, _ = worker
-    health = json.loads(urllib.request.urlopen(srv.url + "/health", timeout=10).read())
+    health = json.loads(urllib.request.urlopen(srv.url + "/health", timeout=WAIT_S).read())
     assert health["mode"] == "generative"
     assert health["model"]["sha256"] == sha256_file(model_path)
     assert health["index"]["loaded"] is True and health["calibration"]["calibrated"] is True
@@ -103,7 +104,7 @@ def test_corrupt_model_starts_extractive_only_and_says_why(built_site, model_pat
     monkeypatch.setenv("CITAVIAL_MODEL", str(bad))
     state = load_state(built_site, ask_per_minute=0, model_lead=True)
     with ServerThread(state) as srv:
-        health = json.loads(urllib.request.urlopen(srv.url + "/health", timeout=10).read())
+        health = json.loads(urllib.request.urlopen(srv.url + "/health", timeout=WAIT_S).read())
         assert health["ok"] is True and health["mode"] == "extractive-only"
         assert "corrupt" in health["reason"]
         events = sse_events(srv, "¿Se puede conducir con auriculares?")
@@ -171,10 +172,10 @@ def test_python_dash_m_worker_serves(built_site, model_path):
         line = proc.stdout.readline()
         assert "(generative)" in line, line
         url = line.split()[3].rstrip("/")
-        health = json.loads(urllib.request.urlopen(url + "/health", timeout=10).read())
+        health = json.loads(urllib.request.urlopen(url + "/health", timeout=WAIT_S).read())
         assert health["ok"] is True
-        page = urllib.request.urlopen(url + "/", timeout=10).read()
+        page = urllib.request.urlopen(url + "/", timeout=WAIT_S).read()
         assert b"<html" in page
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=WAIT_S)   # SIGTERM drains (the worker's grace: 30 s)

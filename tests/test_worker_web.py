@@ -10,6 +10,7 @@ import json
 import logging
 
 import pytest
+from support import WAIT_S
 from worker_helpers import (
     SCRIPTED_STATUS,
     TEST_CALIBRATION,
@@ -31,7 +32,7 @@ QUESTION = "¿Puedo llevar auriculares mientras conduzco la moto?"
 
 def get(url: str, path: str, headers: dict | None = None):
     host, port = url.removeprefix("http://").split(":")
-    c = http.client.HTTPConnection(host, int(port), timeout=10)
+    c = http.client.HTTPConnection(host, int(port), timeout=WAIT_S)
     c.request("GET", path, headers=headers or {})
     r = c.getresponse()
     body = r.read()
@@ -117,7 +118,7 @@ def test_questions_stay_out_of_logs_and_metrics(answering, caplog, log_questions
     caplog.set_level(logging.DEBUG)
     with answering(log_questions) as srv:
         host, port = srv.url.removeprefix("http://").split(":")
-        c = http.client.HTTPConnection(host, int(port), timeout=10)
+        c = http.client.HTTPConnection(host, int(port), timeout=WAIT_S)
         c.request("POST", "/api/ask", body=json.dumps({"question": QUESTION}).encode(),
                   headers={"Content-Type": "application/json"})
         r = c.getresponse()

@@ -5,6 +5,7 @@ attack first (bounded in count, loopback only), then asserts the worker's behavi
 from __future__ import annotations
 
 import pytest
+from support import WAIT_S
 from worker_helpers import (
     SCRIPTED_STATUS,
     TEST_CALIBRATION,
@@ -277,7 +278,7 @@ def _answered_while_trickled(state, sources: list[str], per_source: int, **guard
         pump = threading.Thread(target=_trickle, args=(socks, stop), daemon=True)
         pump.start()
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)   # generous
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)   # a bound
             conn.request("GET", "/health")
             resp = conn.getresponse()
             resp.read()
@@ -310,20 +311,28 @@ def test_a_request_that_never_completes_is_closed_at_the_deadline(tmp_path):
 
     from citavial.worker.http.serve import ServerThread
     with ServerThread(make_state(tmp_path), deadline=1.0) as srv:
-        s = socket.create_connection(("127.0.0.1", srv.server.effective_port), timeout=30)
+        s = socket.create_connection(("127.0.0.1", srv.server.effective_port), timeout=WAIT_S)
         s.sendall(b"GET /health HTTP/1.1\r\n")
-        for _ in range(100):             # keeps sending, but the request never ends
+        # Keeps sending, but the request never ends: a trickle no inactivity timeout would ever
+        # close, so only the deadline can. Up to WAIT_S of it (a bound for a broken guard: the
+        # close comes about a second in, later on a loaded machine). Non-blocking: a socket
+        # with a timeout waits up to it in recv() even with MSG_DONTWAIT, and its timeout error
+        # (an OSError) read as "closed" -- so the trickle was one byte, and a guard that never
+        # closed anything passed too.
+        s.setblocking(False)
+        end = time.monotonic() + WAIT_S
+        while time.monotonic() < end:
             try:
                 s.send(b"X")
-                if s.recv(1, socket.MSG_DONTWAIT) == b"":
+                if s.recv(1) == b"":
                     break
             except BlockingIOError:
                 pass
-            except OSError:
+            except OSError:   # reset: closed with our unread bytes in its buffer
                 break
             time.sleep(0.1)
         else:
-            pytest.fail("the server kept a 10 s trickle open with a 1 s deadline")
+            pytest.fail(f"the server kept a {WAIT_S} s trickle open with a 1 s deadline")
         s.close()
 
 
@@ -333,7 +342,7 @@ def test_one_address_holds_at_most_per_client_connections(tmp_path):
     from citavial.worker.http.serve import ServerThread
     with ServerThread(make_state(tmp_path), per_client=4) as srv:
         port = srv.server.effective_port
-        socks = [socket.create_connection(("127.0.0.1", port), timeout=10,
+        socks = [socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
                                           source_address=("127.0.0.2", 0)) for _ in range(6)]
         closed = 0
         for s in socks:   # none is closed before all six were counted: no race with accept
@@ -405,7 +414,8 @@ def test_waitress_own_errors_carry_the_security_headers(tmp_path, raw, status):
     from citavial.build.headers import security_headers
     from citavial.worker.http.serve import ServerThread
     with ServerThread(make_state(tmp_path)) as srv:
-        with socket.create_connection(("127.0.0.1", srv.server.effective_port), timeout=30) as s:
+        with socket.create_connection(("127.0.0.1", srv.server.effective_port),
+                                      timeout=WAIT_S) as s:
             try:
                 s.sendall(raw)
             except ConnectionError:

@@ -28,6 +28,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from support import WAIT_S
 
 pytestmark = [pytest.mark.adversarial, pytest.mark.slow, pytest.mark.model]
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,7 +88,7 @@ def poisoned(tmp_path_factory):
                "mode": m.group(2)}
     finally:
         proc.terminate()
-        proc.wait(30)
+        proc.wait(WAIT_S)   # SIGTERM drains: up to the worker's 30 s grace, then exits
 
 
 def _entries(dist: Path) -> dict[str, dict]:

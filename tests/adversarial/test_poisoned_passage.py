@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support import built_site_dir
+from support import WAIT_S, built_site_dir
 from worker_helpers import SCRIPTED_STATUS, FixedRetriever
 
 from citavial.worker.answer.allowlist import load_allowlist
@@ -129,7 +129,7 @@ def test_poisoned_quote_reaches_clients_only_as_json_text(chk):
                                                             reason="no model"))).__enter__()
     try:
         resp = httpx.post(f"http://127.0.0.1:{srv.server.effective_port}/api/ask",
-                          json={"question": "auriculares"}, timeout=15, trust_env=False)
+                          json={"question": "auriculares"}, timeout=WAIT_S, trust_env=False)
     finally:
         srv.stop()
     assert resp.headers["Content-Type"].startswith("text/event-stream")

@@ -30,6 +30,7 @@ from urllib.request import urlopen
 
 import pytest
 from nginx_run import start_nginx
+from support import WAIT_S
 
 pytestmark = [pytest.mark.adversarial, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,15 +63,16 @@ def _start_worker(dist: Path) -> tuple[subprocess.Popen, int]:
 
 def _api_requests(port: int) -> int:
     """citavial_requests_total over the API endpoints, from the worker's own /metrics."""
-    text = urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    text = urlopen(f"http://127.0.0.1:{port}/metrics", timeout=WAIT_S).read().decode()
     return sum(int(float(v)) for ep, v in re.findall(
         r'citavial_requests_total\{endpoint="([^"]+)",status="\d+"\} (\S+)', text) if ep in API)
 
 
 def _access_log(path: Path, at_least: int = 0) -> list[tuple[str, str, str]]:
     """(uri, status, upstream address that answered) per proxied API request. nginx writes a
-    line just after the response's last byte, so wait (briefly) for ``at_least`` lines."""
-    deadline = time.monotonic() + 10
+    line just after the response's last byte, so wait for ``at_least`` lines (up to WAIT_S: a
+    bound for a broken nginx; the lines come as soon as the responses are sent)."""
+    deadline = time.monotonic() + WAIT_S
     while len(path.read_text().splitlines()) < at_least and time.monotonic() < deadline:
         time.sleep(0.05)
     rows = []
@@ -113,7 +115,7 @@ def cluster(tmp_path_factory, built_site):
         for proc, _ in workers:
             if proc.poll() is None:
                 proc.kill()
-        nginx.wait(10)
+        nginx.wait(WAIT_S)
 
 
 def _burst(port: int, n: int, on_progress=None) -> list[dict]:
@@ -123,7 +125,7 @@ def _burst(port: int, n: int, on_progress=None) -> list[dict]:
     def one(i: int) -> dict:
         # 8 loopback clients (127.0.0.2-9); every ask comes from two of them, which therefore
         # meet nginx's per-client limit: the deliberate 429s
-        r = load.one_request("127.0.0.1", port, i, 4, 60, source=f"127.0.0.{2 + i % 8}")
+        r = load.one_request("127.0.0.1", port, i, 4, WAIT_S, source=f"127.0.0.{2 + i % 8}")
         done["n"] += 1
         if on_progress:
             on_progress(done["n"])
@@ -168,7 +170,7 @@ def test_b_stop_one_worker_mid_burst_loses_nothing(cluster):
             w1.send_signal(signal.SIGTERM)
     results = _burst(cluster["port"], 120, stop_at_a_third)
     assert stopped.is_set()
-    assert w1.wait(40) == 0                         # drained and exited by itself
+    assert w1.wait(WAIT_S) == 0                     # drained and exited by itself
     codes = _assert_none_lost(results)
     rows = _access_log(cluster["log"], lines_before + 120)[lines_before:]
     assert len(rows) == 120

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support import built_site_dir
+from support import WAIT_S, built_site_dir
 
 from citavial.worker.http.serve import ServerThread, load_state
 
@@ -180,7 +180,7 @@ def test_client_disconnect_mid_stream_stops_real_generation(real_state):
             seen += chunk
         sock.close()
         at_close = slow.yielded
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + WAIT_S   # a bound for a worker that never stops it
         while time.monotonic() < deadline and not slow.closed:
             time.sleep(0.05)
         assert slow.closed, "generation was not stopped"

@@ -23,6 +23,8 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from support import WAIT_MS  # noqa: E402
+
 from citavial.worker.http.app import WorkerState  # noqa: E402
 from citavial.worker.http.serve import ServerThread  # noqa: E402
 
@@ -44,6 +46,7 @@ def open_tab(browser):
     """A context with the HTTP cache disabled and the service worker blocked: every load is a
     first visit's network cost; the browser process itself stays warm between loads."""
     ctx = browser.new_context(service_workers="block")
+    ctx.set_default_timeout(WAIT_MS)   # tests/run_all.sh runs this beside lint on a loaded runner
     page = ctx.new_page()
     cdp = ctx.new_cdp_session(page)
     cdp.send("Network.enable")

@@ -11,18 +11,14 @@ import functools
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: shared case tables
 
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
-        pass
+from support import QuietHandler as _QuietHandler  # noqa: E402 - after the path it needs
 
 
 @pytest.fixture(scope="session")

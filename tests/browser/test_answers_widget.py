@@ -56,13 +56,12 @@ def ask(tab, question: str):
     if tab.get_attribute(".cv-toggle", "aria-expanded") != "true":
         tab.click(".cv-toggle")
     tab.wait_for_function("() => document.querySelector('.cv-status').textContent"
-                          ".startsWith('Listo') || document.querySelectorAll('.cv-item').length",
-                          timeout=10000)
+                          ".startsWith('Listo') || document.querySelectorAll('.cv-item').length")
     before = tab.locator(".cv-item").count()
     tab.fill("#cv-q", question)
     tab.keyboard.press("Enter")
     tab.wait_for_function(f"() => document.querySelectorAll(\".cv-item[aria-busy='false']\")"
-                          f".length > {before}", timeout=60000)
+                          f".length > {before}")
     return tab.locator(".cv-item").nth(before)
 
 
@@ -80,7 +79,7 @@ def span_lands(tab, base: str, site, url: str) -> None:
     tab.goto("about:blank")
     sep = "&" if ":~:" in url else ":~:"
     tab.goto(f"{base}/{url}{sep}{SENTINEL}")
-    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    tab.wait_for_function("() => document.querySelector(':target') !== null")
     got = tab.evaluate("() => document.querySelector(':target').closest('[id]').id")
     assert got == unquote(anchor), (url, got)
 
@@ -211,12 +210,11 @@ def test_from_file_the_widget_can_use_a_worker_on_another_port(worker, built_sit
     srv, _ = worker
     tab.goto((built_site / "art18.html").as_uri())
     tab.click(".cv-toggle")
-    tab.wait_for_selector(".cv-panel.cv-offline", timeout=10000)
+    tab.wait_for_selector(".cv-panel.cv-offline")
     tab.click(".cv-where-box summary")                  # folded away for students
     tab.fill("#cv-api", srv.url)
     tab.click(".cv-connect")
-    tab.wait_for_function("() => document.querySelector('.cv-status').textContent === 'Listo.'",
-                          timeout=10000)
+    tab.wait_for_function("() => document.querySelector('.cv-status').textContent === 'Listo.'")
     it = ask(tab, "¿Se puede conducir con auriculares?")
     assert it.locator(".cv-answer").count() == 1, it.inner_text()
     assert tab.evaluate("() => localStorage.getItem('citavial.api')") == srv.url

@@ -140,10 +140,10 @@ def _settle(page, path: str) -> None:
     page.wait_for_function("() => document.readyState === 'complete'")
     if path.startswith("buscar.html"):
         page.wait_for_function("() => document.getElementById('buscar-estado')"
-                               ".textContent !== ''", timeout=15000)
+                               ".textContent !== ''")
     page.wait_for_function("""() => {
       const panel = document.querySelector('.cv-panel');
       if (!panel || panel.hidden) return true;
       const said = document.querySelector('.cv-status').textContent;
       return said !== '' && !said.startsWith('Conectando');
-    }""", timeout=10000)
+    }""")

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from support import QuietHandler
 
 from citavial.worker.http.serve import ServerThread, load_state
 
@@ -22,6 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 QUESTION = "¿Se puede conducir con auriculares?"
 # chat.js and chat.css reach pages inside the build's bundles (build/web/assets.py BUNDLES)
 WIDGET_TAGS = ('id="citavial-chat"', 'src="static/app.', 'href="static/app.')
+ANSWER_MS = 300_000   # one answer of the real model, lead included, on a slow loaded machine
 
 
 @pytest.fixture(scope="module")
@@ -64,10 +66,11 @@ def tab(browser):
 def ask(tab, question: str) -> None:
     tab.click(".cv-toggle")
     tab.wait_for_function("() => document.querySelector('.cv-status').textContent"
-                          ".startsWith('Listo')", timeout=10000)
+                          ".startsWith('Listo')")
     tab.fill("#cv-q", question)
     tab.keyboard.press("Enter")
-    tab.wait_for_selector(".cv-item[aria-busy='false']", timeout=120000)
+    # The real model answers: its CPU time, on a loaded 2-core runner, is the longest wait here.
+    tab.wait_for_selector(".cv-item[aria-busy='false']", timeout=ANSWER_MS)
 
 
 def test_widget_answers_and_its_chip_opens_the_passage_highlighted(worker, tab):
@@ -88,7 +91,7 @@ def test_widget_answers_and_its_chip_opens_the_passage_highlighted(worker, tab):
         chip.click()
     tab = opened.value
     tab.wait_for_url(re.compile(re.escape(ref.page)))
-    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    tab.wait_for_function("() => document.querySelector(':target') !== null")
     target = tab.evaluate("""() => {
         const t = document.querySelector(':target').closest('[id]');
         const r = t.getBoundingClientRect();
@@ -140,17 +143,15 @@ def test_offline_state_and_site_still_browsable(site, tab):
     """Served by a plain static server with no worker: the widget says so, links still work."""
     import functools
     import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import ThreadingHTTPServer
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(QuietHandler, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         tab.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
         tab.click(".cv-toggle")
-        tab.wait_for_selector(".cv-panel.cv-offline", timeout=10000)
+        tab.wait_for_selector(".cv-panel.cv-offline")
         assert "sin conexión" in tab.inner_text(".cv-status")
         assert tab.is_disabled(".cv-send")
         tab.click("a[href='art18.html']")

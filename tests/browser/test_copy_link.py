@@ -87,7 +87,7 @@ def test_file_url_shows_link_for_manual_copy(browser, served_site):
 def _lands_on(tab, url: str, anchor: str, text: str | None) -> None:
     tab.goto("about:blank")
     tab.goto(url)
-    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    tab.wait_for_function("() => document.querySelector(':target') !== null")
     assert tab.evaluate("() => document.querySelector(':target').closest('[id]').id") == anchor
     if text is not None:
         assert tab.evaluate("() => document.querySelector(':target').closest('[id]').textContent") == text

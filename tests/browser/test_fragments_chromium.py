@@ -43,6 +43,10 @@ def chromium_target(page, url: str, fragment: str) -> str | None:
 
 
 def _read_target(page, fragment: str) -> str | None:
+    # A short bound on purpose: some cases target nothing at all (a match in a <textarea> or a
+    # closed <details>: not even the sentinel), and the budget would cost 120 s each (measured:
+    # 3 cases). The risk it leaves: on a machine so loaded that Chromium's fragment search
+    # takes over 3 s after the load, a case that targets something would read as None.
     try:
         page.wait_for_function("() => document.querySelector(':target') !== null", timeout=3000)
     except Exception:  # noqa: BLE001 - playwright TimeoutError: nothing was targeted

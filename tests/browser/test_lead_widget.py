@@ -17,10 +17,11 @@ import json
 import queue
 import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from support import WAIT_S, QuietHandler
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -34,13 +35,10 @@ def sse(events: list[tuple[str, dict]]) -> bytes:
                    for n, d in events).encode()
 
 
-class Handler(SimpleHTTPRequestHandler):
+class Handler(QuietHandler):
     """The built site's files, /health, and /api/ask streamed from a queue the test fills."""
 
     protocol_version = "HTTP/1.1"   # chunked, so a cut stream is an error, not a normal end
-
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
-        pass
 
     def do_GET(self) -> None:
         if self.path.split("?")[0] != "/health":
@@ -64,7 +62,10 @@ class Handler(SimpleHTTPRequestHandler):
         self.close_connection = True
         try:
             while True:
-                step = steps.get(timeout=60)   # a test that died leaves no thread behind
+                # Longer than any wait of the test's (each step waits up to WAIT_S for the
+                # page), so a slow page never finds its stream gone; a test that died leaves
+                # no thread behind.
+                step = steps.get(timeout=2 * WAIT_S)
                 if step == BREAK:
                     return   # no terminating chunk: the browser sees a broken stream
                 if step == END:
@@ -106,7 +107,7 @@ def tab(browser, server):
     page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
     page.click(".cv-toggle")
     page.wait_for_function("() => document.querySelector('.cv-status').textContent"
-                           ".startsWith('Listo')", timeout=10000)
+                           ".startsWith('Listo')")
     yield page
     context.close()
 
@@ -116,7 +117,10 @@ def start(tab, server, question: str = QUESTION) -> queue.Queue:
         server.streams.get_nowait().put(BREAK)
     tab.fill("#cv-q", question)
     tab.keyboard.press("Enter")
-    return server.streams.get(timeout=10)   # the request has reached the server
+    try:
+        return server.streams.get(timeout=WAIT_S)   # the request has reached the server
+    except queue.Empty:
+        pytest.fail(f"the widget's question had not reached the server after {WAIT_S} s")
 
 
 def tokens(s: int, text: str) -> list[tuple[str, dict]]:
@@ -222,9 +226,9 @@ CASES = {
 def wait_for(tab, step, sent: int) -> None:
     item = ".cv-item"
     if step in (END, BREAK):
-        tab.wait_for_selector(f"{item}[aria-busy='false']", timeout=10000)
+        tab.wait_for_selector(f"{item}[aria-busy='false']")
     else:
-        tab.wait_for_selector(f"{item}[data-events='{sent}']", state="attached", timeout=10000)
+        tab.wait_for_selector(f"{item}[data-events='{sent}']", state="attached")
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -255,13 +259,13 @@ def test_a_new_question_drops_the_unjudged_lead_of_the_one_it_aborts(tab, server
     tab.wait_for_selector(f".cv-item[data-events='{len(events)}']", state="attached")
     second = start(tab, server, "¿Y con un solo auricular?")
     tab.wait_for_selector(".cv-item >> nth=0 >> xpath=self::*[@aria-busy='false']",
-                          state="attached", timeout=10000)
+                          state="attached")
     first.put(sse([keep(0)]))   # too late: a verdict for the aborted answer shows nothing
     first.put(END)
     events = opening(citation) + tokens(0, LEAD[0]) + [keep(0)] + closing(citation, "generated")
     second.put(sse(events))
     second.put(END)
     tab.wait_for_selector(".cv-item >> nth=1 >> xpath=self::*[@aria-busy='false']",
-                          state="attached", timeout=10000)
+                          state="attached")
     assert state(tab, 0)["shown"] == [] and state(tab, 1)["shown"] == ONE
     assert tab.locator(".cv-item").nth(0).locator(".cv-lead").count() == 0

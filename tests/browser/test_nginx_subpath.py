@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 from nginx_run import start_nginx
-from support import ROOT
+from support import ROOT, WAIT_S
 
 from citavial.build.headers import csp
 from citavial.build.web.assets import asset
@@ -46,11 +46,11 @@ http {{ access_log off; {temp}
     proc, port = start_nginx(NGINX, prefix, conf)
     yield f"http://127.0.0.1:{port}", published_site
     proc.terminate()
-    proc.wait(timeout=10)
+    proc.wait(timeout=WAIT_S)
 
 
 def get(base: str, path: str, headers: dict | None = None):
-    c = http.client.HTTPConnection(base.removeprefix("http://"), timeout=10)
+    c = http.client.HTTPConnection(base.removeprefix("http://"), timeout=WAIT_S)
     c.request("GET", path, headers=headers or {})
     r = c.getresponse()
     body = r.read()
@@ -91,7 +91,7 @@ def test_site_works_under_the_sub_path(nginx, browser):
         page.goto(f"{base}/rgc/buscar.html?q={quote('velocidad máxima en autopista')}")
         page.wait_for_selector("#buscar-resultados li a")
         page.click("#buscar-resultados li a >> nth=0")
-        page.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+        page.wait_for_function("() => document.querySelector(':target') !== null")
         assert page.url.startswith(f"{base}/rgc/art")
         scope = page.evaluate("navigator.serviceWorker.ready.then(r => r.scope)")
         assert scope == f"{base}/rgc/"

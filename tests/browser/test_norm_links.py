@@ -60,6 +60,6 @@ def test_teacher_copies_a_points_row_link(browser, served_site):
     assert tab.evaluate("() => navigator.clipboard.readText()") == url
     tab.goto("about:blank")
     tab.goto(url)
-    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    tab.wait_for_function("() => document.querySelector(':target') !== null")
     assert tab.evaluate(_HIGHLIGHT) == entry["anchor"]
     context.close()

@@ -47,7 +47,7 @@ def test_answer_follow_link_reload(served, browser):
     link = seen[0]["href"]
     tab.goto("about:blank")
     tab.goto(f"{base}/{link}")
-    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    tab.wait_for_function("() => document.querySelector(':target') !== null")
     target_text = tab.evaluate("() => document.querySelector(':target').closest('[id]').textContent")
     # whitespace aside: a row quote's cells show as cells, and a table's textContent joins them
     assert "".join(seen[0]["quote"].split()) in "".join(target_text.split())
@@ -151,7 +151,7 @@ def test_other_norm_question_links_to_its_norm(served, browser, qid, source, pag
     assert "|" not in got["quote"] or cells == 0
     tab.goto("about:blank")
     tab.goto(f"{base}/{got['href']}")
-    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    tab.wait_for_function("() => document.querySelector(':target') !== null")
     target = tab.evaluate("() => document.querySelector(':target').closest('[id]').textContent")
     assert "".join(q["quote"].replace(" | ", "").split()) in "".join(target.split())
     tab.close()

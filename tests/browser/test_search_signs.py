@@ -86,7 +86,7 @@ def ask(tab, question: str):
     tab.fill("#cv-q", question)
     tab.keyboard.press("Enter")
     tab.wait_for_function("() => document.querySelectorAll(\".cv-item[aria-busy='false']\")"
-                          ".length > 0", timeout=60000)
+                          ".length > 0")
     return tab.locator(".cv-item").first
 
 

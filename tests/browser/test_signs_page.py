@@ -51,7 +51,7 @@ def test_marking_definition_is_a_verified_link(tab, served_site):
     href = entry.locator("a.chip").get_attribute("href")
     assert href.startswith("anexoI-5.html#") and ":~:text=" in href
     tab.goto(f"{base}/{href}")
-    tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+    tab.wait_for_function("() => document.querySelector(':target') !== null")
     target = tab.evaluate("() => document.querySelector(':target').closest('[id]').textContent")
     assert " ".join(quote.split()) == " ".join(target.split())
 

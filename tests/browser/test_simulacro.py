@@ -117,7 +117,7 @@ def test_full_exam_pass_review_and_history(tab, served_site):
         href = hrefs[n]
         assert ":~:text=" in href
         tab.goto(f"{base}/{href}")
-        tab.wait_for_function("() => document.querySelector(':target') !== null", timeout=5000)
+        tab.wait_for_function("() => document.querySelector(':target') !== null")
         texts = [" ".join(t.split()) for t in tab.evaluate(_TARGET_TEXTS)]
         quote = " ".join(asked[n]["quote"].split())
         assert any(quote in t for t in texts), (n, quote)

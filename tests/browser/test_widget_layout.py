@@ -70,14 +70,14 @@ def tab(request, browser):
 def _open(tab):
     tab.click(".cv-toggle")
     tab.wait_for_function("() => /Listo|disponible/.test(document.querySelector('.cv-status')"
-                          ".textContent)", timeout=10000)
+                          ".textContent)")
 
 
 def _ask(tab, question: str, n: int = 1):
     tab.fill("#cv-q", question)
     tab.keyboard.press("Enter")
     tab.wait_for_function(f"() => document.querySelectorAll(\".cv-item[aria-busy='false']\")"
-                          f".length >= {n}", timeout=10000)
+                          f".length >= {n}")
     return tab.locator(".cv-item").nth(n - 1)
 
 
