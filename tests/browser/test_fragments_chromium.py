@@ -35,20 +35,23 @@ def _fragment_url(url: str, fragment: str) -> str:
     return f"{url}#{fragment}{sep}text={SENTINEL}"
 
 
-def chromium_target(page, url: str, fragment: str) -> str | None:
-    """``:target.closest('[id]')`` after navigating to ``url#fragment``; None when no match."""
+def chromium_target(page, url: str, fragment: str, expect: str | None) -> str | None:
+    """``:target.closest('[id]')`` after navigating to ``url#fragment``; None when no match.
+    ``expect``: what the Python model says (how long to wait: _read_target)."""
     page.goto("about:blank")
     page.goto(_fragment_url(url, fragment))
-    return _read_target(page, fragment)
+    return _read_target(page, fragment, expect)
 
 
-def _read_target(page, fragment: str) -> str | None:
-    # A short bound on purpose: some cases target nothing at all (a match in a <textarea> or a
-    # closed <details>: not even the sentinel), and the budget would cost 120 s each (measured:
-    # 3 cases). The risk it leaves: on a machine so loaded that Chromium's fragment search
-    # takes over 3 s after the load, a case that targets something would read as None.
+def _read_target(page, fragment: str, expect: str | None) -> str | None:
+    # Where the Python model expects a target, wait for it within the context's budget (a
+    # loaded runner may take seconds after the load). Where it expects none, 3 s on purpose:
+    # some cases target nothing at all (a match in a <textarea> or a closed <details>: not even
+    # the sentinel), and the budget would cost 120 s each (measured: 3 cases). The risk left
+    # there is only a missed disagreement on a very loaded machine, never a false failure.
     try:
-        page.wait_for_function("() => document.querySelector(':target') !== null", timeout=3000)
+        page.wait_for_function("() => document.querySelector(':target') !== null",
+                               **({} if expect is not None else {"timeout": 3000}))
     except Exception:  # noqa: BLE001 - playwright TimeoutError: nothing was targeted
         return None
     found = page.evaluate(_READ_TARGET)
@@ -69,11 +72,12 @@ def tabs(browser):
     context.close()
 
 
-def chromium_targets(tabs, urls: list[str], fragments: list[str], then=None) -> list:
+def chromium_targets(tabs, urls: list[str], fragments: list[str], expected: list,
+                     then=None) -> list:
     """``chromium_target`` for each fragment, len(tabs) at once (as tests/link_check.py:
     open_links): each tab starts a fresh browser-initiated navigation (returning at commit);
     then each is waited for (its load event, then ``:target``) and read exactly as
-    ``chromium_target`` reads it. ``urls`` are copies of one page under other names, taken in
+    ``chromium_target`` reads it (``expected``: the Python model's target for each). ``urls`` are copies of one page under other names, taken in
     turn batch by batch, so a tab's next fragment is on another document than the one it shows
     and the navigation is a fresh load without a detour through about:blank (which a tab still
     takes if it shows that very page: only the fragment would change). ``then(i, tab, seen)``,
@@ -89,7 +93,7 @@ def chromium_targets(tabs, urls: list[str], fragments: list[str], then=None) -> 
             tab.goto(_fragment_url(url, fragment), wait_until="commit")
         for i, (tab, fragment) in enumerate(batch, start):
             tab.wait_for_load_state("load")
-            seen = _read_target(tab, fragment)
+            seen = _read_target(tab, fragment, expected[i])
             out.append(seen if then is None else then(i, tab, seen))
     return out
 
@@ -103,9 +107,10 @@ def _publish_twice(publish, name: str, html: str) -> list[str]:
 def test_python_and_chromium_agree(case, page, publish):
     html = page_html(case.body)
     url = publish(f"case-{case.id}.html", html)
-    seen = chromium_target(page, url, case.fragment)
+    model = python_target(html, case.fragment)
+    seen = chromium_target(page, url, case.fragment, model)
     assert seen == case.expect, f"Chromium changed: {case.fragment} -> {seen!r}"
-    assert python_target(html, case.fragment) == seen
+    assert model == seen
 
 
 def test_fragment_directive_is_supported(page, publish):
@@ -171,7 +176,8 @@ def _check_links(tabs, urls: list[str], html: str, passages) -> list[str]:
             "([a, t]) => document.getElementById(a).contains(document.getElementById(t))",
             [opened[i][0], seen])
 
-    results = chromium_targets(tabs, urls, [link.fragment for _, link in opened], inside)
+    results = chromium_targets(tabs, urls, [link.fragment for _, link in opened],
+                               [anchor for anchor, _ in opened], inside)
     for (anchor, link), (seen, ok) in zip(opened, results, strict=True):
         assert ok, f"#{anchor} {link.fragment} landed on {seen!r} in {urls[0]}"
     return [anchor for anchor, link in links if link.kind == "fallback"]
@@ -252,9 +258,9 @@ def test_random_directives_agree(tabs, publish):
         urls = _publish_twice(publish, f"directives-{n}", html)
         directives = [_random_directive(rng, blocks, words) for _ in range(30)]
         fragments = [":~:text=" + format_directive(d) for d in directives]
-        seen = chromium_targets(tabs, urls, fragments)
-        for d, fragment, got in zip(directives, fragments, seen, strict=True):
-            expected = python_target(html, fragment)
+        models = [python_target(html, fragment) for fragment in fragments]
+        seen = chromium_targets(tabs, urls, fragments, models)
+        for d, got, expected in zip(directives, seen, models, strict=True):
             assert got == expected, (urls[0], d)
             checked += 1
             matched += expected is not None
