@@ -24,6 +24,7 @@ what was written; the next lookup finds the blob's stamp, then its hash, wrong, 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -227,6 +228,12 @@ class StageCache:
             return []
         return items
 
+    def known(self, source: str | Path) -> tuple[str, int] | None:
+        """``digest`` when it needs no read (``Stamps.sha_of``), else None."""
+        st = os.stat(source)
+        sha = self.stamps.sha_of(st)
+        return None if sha is None else (sha, st.st_size)
+
     def digest(self, source: Path) -> tuple[str, int]:
         """(sha256, size) of a file: known without reading it when it is a blob proven during
         this build (a hard link from a restored entry) or a file hashed earlier in it, its
@@ -242,16 +249,22 @@ class StageCache:
         return sha, st.st_size
 
     @staticmethod
-    def place(blob: Path, target: Path) -> None:
+    def place(blob: str | Path, target: str | Path) -> None:
         """Put a blob that ``lookup`` returned at ``target`` in a staging directory (a hard
         link, or a copy), replacing what is there; on an OSError ``target`` is untouched."""
-        target = Path(target)
-        tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            os.link(blob, target)   # nothing there yet (a new .gz twin): one call
+            return
+        except OSError:   # something there, or no hard links here: link or copy, then rename
+            pass
+        head, name = os.path.split(target)
+        tmp = os.path.join(head, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             _link_or_copy(blob, tmp)
             os.replace(tmp, target)
         finally:   # still there when target was that very blob already (rename did nothing)
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
     def _give_up(self, err: OSError) -> None:
         """A cache that cannot be written never fails the build: it is off from here on."""
@@ -336,7 +349,7 @@ def _put(source: Path | bytes, blob: Path) -> None:
         raise
 
 
-def _link_or_copy(src: Path, dst: Path) -> None:
+def _link_or_copy(src: str | Path, dst: str | Path) -> None:
     try:
         os.link(src, dst)
     except OSError:   # another filesystem (or one without hard links): copy
