@@ -137,7 +137,8 @@ def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
 @gc_paused
 def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                reports_dir: Path = REPORTS, regulation_only: bool = False,
-               base_url: str = "", cache_dir: Path | None = None) -> str:
+               base_url: str = "", cache_dir: Path | None = None,
+               entry: tuple[StageCache, str, str] | None = None) -> str:
     """Build the whole site into ``out_dir``; return a one-paragraph report.
 
     ``regulation_only`` skips the authored guides and practice bank (their quotes are bound to
@@ -145,12 +146,14 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     the site will be published (canonical links, sitemap, OpenGraph); "" keeps it relative.
     ``cache_dir`` holds build caches between runs (the whole site, the deep links, the index
     stage and gzip results by the hash of their inputs: build/stagecache.py; the embeddings:
-    build/index/make/analysis.py); None caches nothing. The output is the same bytes either way."""
+    build/index/make/analysis.py); None caches nothing. The output is the same bytes either way.
+    ``entry``: what ``site_entry`` returned for these very arguments (`citavial build` has it
+    already), so the corpus and site_src are not hashed again."""
     clock = StageClock()
     t0, c0 = clock.start
-    cache, inputs, site_key = site_entry(cache_dir, Path(corpus_dir), Path(site_src),
-                                         Path(reports_dir), as_of, normalize_base_url(base_url),
-                                         regulation_only)
+    cache, inputs, site_key = entry or site_entry(
+        cache_dir, Path(corpus_dir), Path(site_src), Path(reports_dir), as_of,
+        normalize_base_url(base_url), regulation_only)
     restored = restore_site(cache, site_key, as_of, Path(out_dir), (t0, c0))
     if restored is not None:
         return restored
@@ -262,8 +265,8 @@ def _indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, stage: P
     the index files instead of computing them."""
     cache, inputs = cached
     key = "" if not inputs else (
-        Key("index").text("inputs", inputs).data("allowlist", (stage / "allowlist.json")
-                                                 .read_bytes())
+        Key("index").text("inputs", inputs)   # allowlist.json unread when linked from a blob
+        .text("allowlist", cache.digest(stage / "allowlist.json")[0])
         .text("signs", repr(signs)).hexdigest())
     hit = cache.restore("index", key, stage)
     if hit is not None:

@@ -33,7 +33,7 @@ class GzipMemo(dict):
             .hexdigest())
         found = cache.lookup(STAGE, self.key)
         # content sha256 -> (its gzip's blob, that blob's size and sha256), as the entry says
-        self._known: dict[str, tuple[Path, int, str]] = {} if found is None else {
+        self._known: dict[str, tuple[str, int, str]] = {} if found is None else {
             rel.removesuffix(".gz"): (blob, size, sha)
             for (rel, size, sha), blob in zip(found[0].files, found[1], strict=True)}
         # our own entry, unchanged: each blob was gzipped (or checked) from the content its
@@ -53,7 +53,7 @@ class GzipMemo(dict):
         if known is None:
             return False
         try:
-            packed = known[0].read_bytes()
+            packed = Path(known[0]).read_bytes()
             if not self._ours and gzip.decompress(packed) != data:
                 return False
         except (OSError, EOFError, zlib.error, gzip.BadGzipFile):
