@@ -45,12 +45,21 @@ class Key:
 
 
 def tree_digest(root: Path) -> str:
+    """Every file's relative path and bytes, in the order of the paths' parts (as sorted
+    ``Path`` objects compare), outside ``__pycache__`` folders."""
     if not root.is_dir():
         return "missing"
+    rels = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        rels += [n if rel == "." else f"{rel}/{n}" for n in names
+                 if os.path.isfile(os.path.join(folder, n))]
     h = hashlib.sha256()
-    for f in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        data = f.read_bytes()
-        h.update(f"{f.relative_to(root).as_posix()}\0{len(data)}\0".encode("utf-8") + data)
+    for rel in sorted(rels, key=lambda r: r.split("/")):
+        with open(os.path.join(root, rel), "rb") as fh:
+            data = fh.read()
+        h.update(f"{rel}\0{len(data)}\0".encode("utf-8") + data)
     return h.hexdigest()
 
 

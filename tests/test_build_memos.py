@@ -100,6 +100,25 @@ def _read_with(cache):
     return read_corpus(CORPUS, AS_OF, None, (cache, "a" * 64))
 
 
+def test_the_corpus_changes_come_back_from_our_pickle_for_the_same_inputs(tmp_path,
+                                                                          corpus_cached,
+                                                                          monkeypatch):
+    from citavial.build import pipeline
+    corpus, _root = corpus_cached
+    args = (corpus.wordings, corpus.regulation)
+    first = StageCache(tmp_path / "c")
+    computed = pipeline._changes(*args, (first, "a" * 64))
+    first.release()
+
+    def diff(*_args):
+        raise AssertionError("diffed again")
+    monkeypatch.setattr(pipeline, "unit_changes", diff)
+    assert pipeline._changes(*args, (StageCache(tmp_path / "c"), "a" * 64)) == computed
+    assert computed[0] and computed[2]
+    with pytest.raises(AssertionError, match="diffed again"):
+        pipeline._changes(*args, (StageCache(tmp_path / "c"), "b" * 64))
+
+
 # --- pickles of our own entries (stagevalues.py) -------------------------------------------------
 
 def _saved(tmp_path, value, stage="pickled-test"):
