@@ -163,9 +163,10 @@ class Stamps:
         if not self._proven and self._manifests is None:
             return
         out: dict[str, list[int]] = {}
+        folder = os.fspath(self.blobs)
         for sha, stamp in sorted(self._proven.items()):
             try:
-                st = os.lstat(self.blobs / sha)
+                st = os.lstat(f"{folder}/{sha}")
             except OSError:
                 continue
             now = _stamp(st)

@@ -69,14 +69,14 @@ def _build(args: argparse.Namespace) -> int:
     started = time.perf_counter(), time.process_time()
     cache_dir = None if args.no_cache else paths.build_cache_root()
     # nothing changed: swap in the cached site before loading the pipeline (~0.5 s of imports)
-    cache, _inputs, key = site_entry(cache_dir, args.corpus, args.site_src, paths.REPORTS,
-                                     args.as_of, args.base_url, args.regulation_only)
-    report = restore_site(cache, key, args.as_of, args.out, started)
+    entry = site_entry(cache_dir, args.corpus, args.site_src, paths.REPORTS, args.as_of,
+                       args.base_url, args.regulation_only)
+    report = restore_site(entry[0], entry[2], args.as_of, args.out, started)
     if report is None:
         from citavial.build.pipeline import build_site
         report = build_site(corpus_dir=args.corpus, out_dir=args.out, as_of=args.as_of,
                             site_src=args.site_src, regulation_only=args.regulation_only,
-                            base_url=args.base_url, cache_dir=cache_dir)
+                            base_url=args.base_url, cache_dir=cache_dir, entry=entry)
     print(report)
     return 0
 

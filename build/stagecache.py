@@ -24,22 +24,27 @@ what was written; the next lookup finds the blob's stamp, then its hash, wrong, 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import secrets
-import shutil
 import stat
 import sys
 import time
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from citavial.build import stagekeys
 from citavial.build.atomic import staged_dir, write_bytes
 from citavial.build.blobstamps import Stamps
+from citavial.build.cachefiles import files as files
+from citavial.build.cachefiles import holds, link_or_copy, put
+from citavial.build.cachefiles import listing as listing
+from citavial.build.cachefiles import safe_rel as safe_rel
+from citavial.build.cachefiles import written as written
 from citavial.build.stagekeys import SCHEMA as SCHEMA
 from citavial.build.stagekeys import Key as Key
 from citavial.build.stagekeys import code_version as code_version
@@ -63,40 +68,6 @@ class Entry:
     key: str
     files: tuple[tuple[str, int, str], ...]
     note: str
-
-
-def listing(root: Path) -> dict[str, tuple[int, int]]:
-    """{relative posix path: (size, mtime_ns)} of every file under ``root`` (``files``, each
-    stated once)."""
-    out: dict[str, tuple[int, int]] = {}
-    for rel in files(root):
-        st = os.stat(os.path.join(root, rel))
-        out[rel] = (st.st_size, st.st_mtime_ns)
-    return out
-
-
-def files(root: Path) -> list[str]:
-    """The relative posix paths of every file under ``root``, sorted (``listing``'s keys,
-    without a stat per file)."""
-    out = []
-    for folder, _dirs, names in os.walk(root):
-        rel = os.path.relpath(folder, root).replace(os.sep, "/")
-        out += [name if rel == "." else f"{rel}/{name}" for name in names]
-    return sorted(out)
-
-
-def written(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
-    """The files of ``after`` that are new or changed since ``before`` (two ``listing``s)."""
-    return sorted(rel for rel, st in after.items() if before.get(rel) != st)
-
-
-def safe_rel(rel: object) -> bool:
-    """A relative path that stays inside the folder it is restored into."""
-    if not isinstance(rel, str) or not rel or "\\" in rel or "\0" in rel:
-        return False
-    path = PurePosixPath(rel)
-    return not path.is_absolute() and all(p not in ("", ".", "..") for p in path.parts) \
-        and str(path) == rel
 
 
 def _parse(raw: bytes, stage: str, key: str) -> Entry | None:
@@ -136,10 +107,10 @@ class StageCache:
         assert self.root is not None and _NAME.fullmatch(stage) and _HEX64.fullmatch(key)
         return self.root / f"{stage}-{key}.json"
 
-    def lookup(self, stage: str, key: str) -> tuple[Entry, list[Path]] | None:
-        """``stage``'s entry for ``key`` with its blobs, each checked against its size and
-        sha256; None on a miss (no entry, or one that fails a check: a bad blob is removed, so
-        the next build writes it again)."""
+    def lookup(self, stage: str, key: str) -> tuple[Entry, list[str]] | None:
+        """``stage``'s entry for ``key`` with its blobs' paths, each blob checked against its
+        size and sha256; None on a miss (no entry, or one that fails a check: a bad blob is
+        removed, so the next build writes it again)."""
         if self.root is None or not key:
             return None
         try:
@@ -149,7 +120,8 @@ class StageCache:
             if entry is None:
                 return None
             self._names[f"{stage}-{key}.json"] = (_ident(st), {f[2] for f in entry.files})  # GC
-            blobs = [self._blob(size, sha) for _rel, size, sha in entry.files]
+            folder = os.path.join(self.root, BLOBS)
+            blobs = [self._blob(folder, size, sha) for _rel, size, sha in entry.files]
         except OSError:
             return None
         good = [b for b in blobs if b is not None]
@@ -170,11 +142,11 @@ class StageCache:
         except ValueError:
             return None
 
-    def _blob(self, size: int, sha: str) -> Path | None:
-        """The blob ``sha`` if it holds ``size`` bytes that hash to ``sha``: read and hashed,
-        unless its stamp proves it unchanged since it was (blobstamps.py); None otherwise."""
-        assert self.root is not None
-        path = self.root / BLOBS / sha
+    def _blob(self, folder: str, size: int, sha: str) -> str | None:
+        """The blob ``sha`` in ``folder`` if it holds ``size`` bytes that hash to ``sha``: read
+        and hashed, unless its stamp proves it unchanged since it was (blobstamps.py); None
+        otherwise."""
+        path = f"{folder}/{sha}"   # a string: ~4,000 blobs per edit build, no Path each
         try:
             st = os.lstat(path)
         except OSError:
@@ -188,7 +160,8 @@ class StageCache:
             st = os.fstat(fh.fileno())
             ok = st.st_size == size and hashlib.file_digest(fh, "sha256").hexdigest() == sha
         if not ok:
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
             return None
         self.stamps.hashed(sha, st, started)
         return path
@@ -201,33 +174,40 @@ class StageCache:
     def stash(self, src: Path, files: list[str]) -> list[list]:
         """Put ``files``' bytes (relative to ``src``) into the blob store; return what
         ``commit`` names them by. Nothing is written when the cache is off."""
-        return self._stash({rel: Path(src) / rel for rel in files})
+        return self._stash({rel: os.path.join(src, rel) for rel in files})
 
     def stash_data(self, named: dict[str, bytes]) -> list[list]:
         """``stash`` for values held in memory: {relative path: bytes}."""
         return self._stash(dict(named))
 
-    def _stash(self, sources: dict[str, Path | bytes]) -> list[list]:
+    def _stash(self, sources: dict[str, str | bytes]) -> list[list]:
         items: list[list] = []
         if self.root is None:
             return items
         try:
-            (self.root / BLOBS).mkdir(parents=True, exist_ok=True)
+            folder = os.path.join(self.root, BLOBS)
+            os.makedirs(folder, exist_ok=True)
             for rel, source in sorted(sources.items()):
                 if isinstance(source, bytes):
                     sha, size = hashlib.sha256(source).hexdigest(), len(source)
                 else:
                     sha, size = self.digest(source)
-                blob = self.root / BLOBS / sha
-                if not (blob.is_file() and blob.stat().st_size == size):
-                    _put(source, blob)
+                blob = f"{folder}/{sha}"
+                if not holds(blob, size):
+                    put(source, blob)
                 items.append([rel, size, sha])
         except OSError as err:
             self._give_up(err)
             return []
         return items
 
-    def digest(self, source: Path) -> tuple[str, int]:
+    def known(self, source: str | Path) -> tuple[str, int] | None:
+        """``digest`` when it needs no read (``Stamps.sha_of``), else None."""
+        st = os.stat(source)
+        sha = self.stamps.sha_of(st)
+        return None if sha is None else (sha, st.st_size)
+
+    def digest(self, source: str | Path) -> tuple[str, int]:
         """(sha256, size) of a file: known without reading it when it is a blob proven during
         this build (a hard link from a restored entry) or a file hashed earlier in it, its
         inode, size and mtime unchanged since (blobstamps.Stamps.sha_of)."""
@@ -242,16 +222,22 @@ class StageCache:
         return sha, st.st_size
 
     @staticmethod
-    def place(blob: Path, target: Path) -> None:
+    def place(blob: str | Path, target: str | Path) -> None:
         """Put a blob that ``lookup`` returned at ``target`` in a staging directory (a hard
         link, or a copy), replacing what is there; on an OSError ``target`` is untouched."""
-        target = Path(target)
-        tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
-            _link_or_copy(blob, tmp)
+            os.link(blob, target)   # nothing there yet (a new .gz twin): one call
+            return
+        except OSError:   # something there, or no hard links here: link or copy, then rename
+            pass
+        head, name = os.path.split(target)
+        tmp = os.path.join(head, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            link_or_copy(blob, tmp)
             os.replace(tmp, target)
         finally:   # still there when target was that very blob already (rename did nothing)
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
     def _give_up(self, err: OSError) -> None:
         """A cache that cannot be written never fails the build: it is off from here on."""
@@ -321,42 +307,25 @@ def _ident(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _put(source: Path | bytes, blob: Path) -> None:
-    """``source`` (a file, or bytes) as ``blob``, renamed into place whole (a cache needs no
-    fsync: a torn blob fails its sha256 and is written again)."""
-    tmp = blob.parent / f".{blob.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    try:
-        if isinstance(source, bytes):
-            tmp.write_bytes(source)
-        else:
-            _link_or_copy(source, tmp)
-        os.replace(tmp, blob)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _link_or_copy(src: Path, dst: Path) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:   # another filesystem (or one without hard links): copy
-        shutil.copyfile(src, dst)
-
-
-def unpack(found: tuple[Entry, list[Path]], dest: Path) -> Entry | None:
+def unpack(found: tuple[Entry, list[str]], dest: Path) -> Entry | None:
     """Put a ``StageCache.lookup``'s files into ``dest`` (a staging directory). None when a blob
     went away meanwhile (another build's clean-up): a miss, and the files put so far are gone."""
     entry, blobs = found
-    done: list[Path] = []
+    done: list[str] = []
+    folders: set[str] = set()   # made already (one mkdir per folder, not per file)
     try:
         for (rel, _size, _sha), blob in zip(entry.files, blobs, strict=True):
-            target = Path(dest) / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _link_or_copy(blob, target)
+            target = os.path.join(dest, rel)
+            folder = os.path.dirname(target)
+            if folder not in folders:
+                os.makedirs(folder, exist_ok=True)
+                folders.add(folder)
+            link_or_copy(blob, target)
             done.append(target)
     except OSError:
         for target in done:
-            target.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(target)
         return None
     return entry
 

@@ -14,6 +14,7 @@ import shutil
 import time
 
 import pytest
+from support import tree_hash
 
 from citavial.build import blobstamps
 from citavial.build.stagecache import BLOBS, Key, StageCache
@@ -254,3 +255,98 @@ def test_placing_a_blob_replaces_the_target_whole_or_not_at_all(tmp_path):
         cache.place(cache.root / BLOBS / ("0" * 64), stage / "b.js")   # a blob gone meanwhile
     assert (stage / "b.js").read_bytes() == b"kept"
     assert sorted(p.name for p in stage.iterdir()) == ["a.html", "b.js"]
+
+
+# --- publishing the files linked from the cache unread (gzcache.GzipMemo.sized) -----------------
+
+def _linked(tmp_path):
+    """A stage whose files are hard links to proven blobs (a restored site entry) and a gzip
+    memo whose own entry holds their results: (stage, memo)."""
+    from citavial.build.web.assets import gzip_all
+    from citavial.build.web.gzcache import GzipMemo
+    cache = _stamped(tmp_path)
+    first = GzipMemo(cache)
+    gzip_all(list(FILES.values()), first)
+    first.save()
+    cache.release()
+    again = StageCache(cache.root.parent)
+    stage = tmp_path / "stage"
+    assert again.restore("site", KEY, stage) is not None
+    return stage, GzipMemo(again)
+
+
+class _FileReads:
+    """The stage files read through Path.read_bytes while patched in."""
+
+    def __init__(self, monkeypatch) -> None:
+        from pathlib import Path
+        self.paths: list[str] = []
+        real = Path.read_bytes
+
+        def counted(path):
+            if path.parent.name != BLOBS:   # the gzip results it reads back are not counted
+                self.paths.append(path.name)
+            return real(path)
+        monkeypatch.setattr(Path, "read_bytes", counted)
+
+
+def _plain_copy(stage, to):
+    shutil.copytree(stage, to)   # other inodes: nothing known about them
+    return to
+
+
+def _sw_site(tmp_path):
+    site = tmp_path / "site_src"
+    (site / "pwa").mkdir(parents=True)
+    (site / "pwa" / "sw.js").write_text('const BUILD = "__CITAVIAL_BUILD__";\n')
+    return site
+
+
+def test_linked_files_are_precompressed_and_precached_unread(tmp_path, monkeypatch):
+    """Their sha256 and sizes come from the blobs' proof, their gzip from the memo's own
+    entry (a hard link to its blob); the same sw.js, figures and .gz bytes as from reading."""
+    from datetime import date
+    from types import SimpleNamespace
+
+    from citavial.build.web import assets, pwa
+    stage, memo = _linked(tmp_path)
+    plain = _plain_copy(stage, tmp_path / "plain")
+    reg, site = SimpleNamespace(as_of=date(2026, 1, 1)), _sw_site(tmp_path)
+    reads = _FileReads(monkeypatch)
+    pre = pwa.write_service_worker(stage, site, reg, "hoy", memo, {})
+    got = assets.precompress(stage, memo)
+    assert reads.paths == ["sw.js"]   # the one file written since: precompressed from its bytes
+    assert memo.reused == 0   # nothing went through the content-keyed memo either
+    monkeypatch.undo()
+    assert pre == pwa.write_service_worker(plain, site, reg, "hoy", {}, {})
+    assert got == assets.precompress(plain, {})
+    assert tree_hash(stage) == tree_hash(plain)
+    twin = os.stat(stage / "sub" / "b.js.gz")
+    assert twin.st_nlink > 1   # the gzip entry's blob, linked
+    memo.save()   # the results reused unread are kept, by the entry's own names
+    again = StageCache(memo.cache.root.parent)
+    from citavial.build.web.gzcache import GzipMemo
+    assert sorted(GzipMemo(again)._known) == sorted(
+        hashlib.sha256(d).hexdigest() for d in FILES.values())
+
+
+def test_a_file_written_in_the_stage_or_a_foreign_gzip_entry_is_read(tmp_path, monkeypatch):
+    from citavial.build.atomic import write_staged_bytes
+    from citavial.build.web import assets
+    from citavial.build.web.gzcache import GzipMemo
+    stage, memo = _linked(tmp_path)
+    write_staged_bytes(stage / "a.html", b"<p>otra</p>\n" * 40)   # another inode
+    assert memo.sized(str(stage / "a.html")) is None
+    assert memo.sized(str(stage / "sub" / "b.js")) is not None
+    manifest = next(memo.cache.root.glob("gzip-*.json"))
+    data = manifest.read_bytes()
+    manifest.unlink()
+    manifest.write_bytes(data)   # the same entry, rewritten by someone else: not ours
+    foreign = GzipMemo(StageCache(memo.cache.root.parent))
+    assert foreign.sized(str(stage / "sub" / "b.js")) is None
+    reads = _FileReads(monkeypatch)
+    plain = _plain_copy(stage, tmp_path / "plain")
+    assert assets.precompress(stage, foreign) == assets.precompress(plain, {})
+    assert sorted(reads.paths) == ["a.html", "a.html", "b.js", "b.js"]
+    monkeypatch.undo()
+    assert tree_hash(stage) == tree_hash(plain)

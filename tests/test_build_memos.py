@@ -71,6 +71,120 @@ def test_a_foreign_corpus_entry_is_parsed_again(tmp_path, corpus_cached, monkeyp
         _read(root)
 
 
+def test_our_own_pickle_of_the_corpus_is_read_and_equal_to_a_fresh_parse(tmp_path,
+                                                                         corpus_cached,
+                                                                         monkeypatch):
+    """Once a build released the cache (its manifests recorded as ours), the corpus comes from
+    the pickle, neither parsed nor read from typed JSON; a copied cache reads the JSON again."""
+    from citavial.build import typedjson
+    corpus, _root = corpus_cached
+    root = _corpus_copy(tmp_path, corpus_cached)   # a copy: not ours, read from typed JSON,
+    first = StageCache(root)                       # and pickled for the next build
+    assert _read_with(first) == corpus
+    first.release()
+    _no_parse(monkeypatch)
+
+    def no_json(*_args):
+        raise AssertionError("typed JSON read")
+    monkeypatch.setattr(typedjson, "loads", no_json)
+    again = _read_with(StageCache(root))
+    assert again == corpus and again.wordings == corpus.wordings
+    assert again.regulation.units[0].__dict__ == corpus.regulation.units[0].__dict__
+    shutil.copytree(root, tmp_path / "copied")
+    with pytest.raises(AssertionError, match="typed JSON read"):
+        _read_with(StageCache(tmp_path / "copied"))
+
+
+def _read_with(cache):
+    from citavial.build.ingest.read import read_corpus
+    return read_corpus(CORPUS, AS_OF, None, (cache, "a" * 64))
+
+
+def test_the_corpus_changes_come_back_from_our_pickle_for_the_same_inputs(tmp_path,
+                                                                          corpus_cached,
+                                                                          monkeypatch):
+    from citavial.build import pipeline
+    corpus, _root = corpus_cached
+    args = (corpus.wordings, corpus.regulation)
+    first = StageCache(tmp_path / "c")
+    computed = pipeline._changes(*args, (first, "a" * 64))
+    first.release()
+
+    def diff(*_args):
+        raise AssertionError("diffed again")
+    monkeypatch.setattr(pipeline, "unit_changes", diff)
+    assert pipeline._changes(*args, (StageCache(tmp_path / "c"), "a" * 64)) == computed
+    assert computed[0] and computed[2]
+    with pytest.raises(AssertionError, match="diffed again"):
+        pipeline._changes(*args, (StageCache(tmp_path / "c"), "b" * 64))
+
+
+# --- pickles of our own entries (stagevalues.py) -------------------------------------------------
+
+def _saved(tmp_path, value, stage="pickled-test"):
+    from citavial.build import stagevalues
+    cache = StageCache(tmp_path / "cache")
+    stagevalues.save(cache, stage, KEY, value)
+    cache.release()
+    return StageCache(tmp_path / "cache")
+
+
+KEY = Key("t").text("v", "1").hexdigest()
+
+
+def test_a_pickle_loads_only_the_classes_of_its_annotation(tmp_path):
+    from datetime import date
+
+    from citavial.build import stagevalues
+    from citavial.build.models import Source, Version
+    v = (Version("BOE-A-1", AS_OF, date(2020, 1, 2)),)
+    assert stagevalues.load(_saved(tmp_path / "a", v), "pickled-test", KEY,
+                            tuple[Version, ...], tuple) == v
+    # a class the annotation does not name (here another dataclass of the models) is refused
+    src = Source("n", "t", "c", "e", "h", "a", "l")
+    assert stagevalues.load(_saved(tmp_path / "b", (src,)), "pickled-test", KEY,
+                            tuple[Version, ...], tuple) is None
+    assert stagevalues.load(_saved(tmp_path / "c", [1]), "pickled-test", KEY,
+                            tuple[Version, ...], tuple) is None   # not a tuple
+
+
+CALLS: list[tuple] = []
+
+
+def _record(*args):
+    CALLS.append(args)
+
+
+class _Called:
+    def __reduce__(self):
+        return (_record, ("called",))
+
+
+def test_a_pickle_naming_any_other_callable_is_refused(tmp_path):
+    import pickle
+
+    from citavial.build import stagevalues
+    cache = _saved(tmp_path, [_Called()])
+    assert stagevalues.load(cache, "pickled-test", KEY, list[int], list) is None
+    assert CALLS == []
+    blob = next((tmp_path / "cache" / "stages" / "blobs").iterdir())
+    pickle.loads(blob.read_bytes())   # a plain unpickler would have called it
+    assert CALLS == [("called",)]
+
+
+def test_a_pickle_in_an_entry_not_ours_is_not_loaded(tmp_path):
+    from citavial.build import stagevalues
+    cache = _saved(tmp_path, [1, 2])
+    assert stagevalues.load(cache, "pickled-test", KEY, list[int], list) == [1, 2]
+    shutil.copytree(tmp_path / "cache", tmp_path / "copy")
+    assert stagevalues.load(StageCache(tmp_path / "copy"), "pickled-test", KEY, list[int],
+                            list) is None
+    manifest = next((tmp_path / "cache" / "stages").glob("pickled-test-*.json"))
+    manifest.write_bytes(manifest.read_bytes())   # rewritten in place: its ctime moved
+    assert stagevalues.load(StageCache(tmp_path / "cache"), "pickled-test", KEY, list[int],
+                            list) is None
+
+
 def test_typed_json_is_strict_and_builds_the_same_objects():
     from dataclasses import dataclass
 

@@ -17,13 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 from citavial.build import atomic
-from citavial.build.corpus.fetch import HttpOnlyRedirects, read_body
 from citavial.build.errors import BuildError
 from citavial.build.safexml import parse_file
 
@@ -47,6 +44,12 @@ def file_name(src: str) -> str:
 
 
 def _download(url: str, timeout: float) -> tuple[bytes, str]:
+    # imported here: urllib.request (and http, ssl, email) is ~0.03 s of CPU that a build,
+    # which reads local_images only, does not need
+    import urllib.error
+    import urllib.request
+
+    from citavial.build.corpus.fetch import HttpOnlyRedirects, read_body
     req = urllib.request.Request(url, headers={"User-Agent": "citavial-fetch"})
     retry = "check the network and --image-base-url, then retry; corpus/images was not changed"
     try:

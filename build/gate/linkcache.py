@@ -7,8 +7,9 @@ practice bank. The pages are a function of the norms stage's key (render/normcac
 build's inputs digest, the templates and static files, the base URL), so the allowlist and the
 per-page link scripts (deeplinks.write_page_links) are a stage-cache entry under that key: a
 build whose guides alone changed reads them back instead of proving them again. The allowlist
-travels as the entry's note, JSON, each entry checked field by field on load. ``QuoteMemo``
-keeps, under the same key, the (ref, quote) pairs that passed and their deep links.
+is read back from the entry's own allowlist.json, each entry checked field by field, or from
+our own pickle of it (stagevalues.py: ~0.02 s instead of ~0.1 s). ``QuoteMemo`` keeps, under the
+same key, the (ref, quote) pairs that passed and their deep links.
 """
 
 from __future__ import annotations
@@ -18,26 +19,30 @@ from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 
+from citavial.build import stagevalues
 from citavial.build.gate.deeplinks import write_page_links
 from citavial.build.gate.verify import Pages
 from citavial.build.models import AllowlistEntry, Regulation
-from citavial.build.stagecache import Key, StageCache, listing, unpack, written
+from citavial.build.stagecache import Entry, Key, StageCache, listing, unpack, written
 
 STAGE = "links"
+PICKLED = "pickled-links"   # the allowlist of the links entry, for our own reads (stagevalues)
 QUOTES = "quotes"
 KEPT = ("allowlist.json",)   # what ``write``'s ``files`` writes
-_FIELDS = tuple(f.name for f in fields(AllowlistEntry))
+_NAMES = {f.name: None for f in fields(AllowlistEntry)}.keys()
 
 
-def entries_from_note(note: str) -> list[AllowlistEntry] | None:
-    """The allowlist a cached note holds, or None when it is not one."""
+def entries_from_allowlist(raw: bytes) -> list[AllowlistEntry] | None:
+    """The entries of an allowlist.json (the bytes the build wrote), each checked field by
+    field; None when it is not one."""
     try:
-        items = json.loads(note)
-    except ValueError:
+        data = json.loads(raw)
+    except ValueError:   # UnicodeDecodeError and JSONDecodeError are ValueErrors
         return None
+    items = data.get("entries") if isinstance(data, dict) else None
     if not isinstance(items, list) or not all(
-            isinstance(i, dict) and tuple(i) == _FIELDS and all(isinstance(v, str)
-                                                                for v in i.values())
+            isinstance(i, dict) and i.keys() == _NAMES and all(isinstance(v, str)
+                                                               for v in i.values())
             for i in items):
         return None
     return [AllowlistEntry(**i) for i in items]
@@ -53,7 +58,7 @@ class Links:
         self.cache, self.stage = cache, Path(stage)
         self.key = "" if not pages_key else Key(STAGE).text("pages", pages_key).hexdigest()
         found = cache.lookup(STAGE, self.key)
-        entries = None if found is None else entries_from_note(found[0].note)
+        entries = None if found is None else _entries(cache, self.key, found)
         self.found = found if entries is not None else None
         self.allowlist = entries
 
@@ -74,7 +79,26 @@ class Links:
             write_page_links(reg, self.stage, allowlist, pages)
         if self.key:
             self.cache.store(STAGE, self.key, self.stage, written(before, listing(self.stage)),
-                             json.dumps([e.__dict__ for e in allowlist], ensure_ascii=False))
+                             f"{len(allowlist)} passages")
+            stagevalues.save(self.cache, PICKLED, self.key, allowlist)
+
+
+def _entries(cache: StageCache, key: str, found: tuple[Entry, list[str]]
+             ) -> list[AllowlistEntry] | None:
+    """The allowlist of a links entry: our own pickle of it (stagevalues.py), else read from
+    the entry's allowlist.json, checked field by field (and pickled for the next build)."""
+    kept = stagevalues.load(cache, PICKLED, key, list[AllowlistEntry], list)
+    if kept is not None:
+        return kept
+    blob = next((b for (rel, _size, _sha), b in zip(found[0].files, found[1], strict=True)
+                 if rel == KEPT[0]), None)
+    try:
+        entries = None if blob is None else entries_from_allowlist(Path(blob).read_bytes())
+    except OSError:
+        return None
+    if entries is not None:
+        stagevalues.save(cache, PICKLED, key, entries)
+    return entries
 
 
 class QuoteMemo(dict):

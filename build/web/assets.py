@@ -230,10 +230,12 @@ def precompress(stage: Path, memo: dict[bytes, bytes] | None = None,
     read = {} if read is None else read
     rels = [rel for rel in files(stage) if suffix(rel) in COMPRESSIBLE
             and not rel.startswith(NOT_SERVED)]
+    n = saved = 0
+    if isinstance(memo, GzipMemo):   # the files linked from the build cache, unread
+        n, saved, rels = memo.link_twins(stage, rels, MIN_COMPRESS)
     datas = [read[rel] if rel in read else (stage / rel).read_bytes() for rel in rels]
     todo = [(rel, data) for rel, data in zip(rels, datas, strict=True)
             if len(data) >= MIN_COMPRESS]
-    n = saved = 0
     for (rel, data), packed in zip(todo, gzip_all([d for _r, d in todo], memo), strict=True):
         if len(packed) < len(data):
             twin = stage / (rel + ".gz")

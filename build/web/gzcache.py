@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import zlib
 from pathlib import Path
 
@@ -31,48 +32,101 @@ class GzipMemo(dict):
             Key(STAGE).text("code", code_version()).text("zlib", zlib.ZLIB_RUNTIME_VERSION)
             .hexdigest())
         found = cache.lookup(STAGE, self.key)
-        self._known: dict[str, Path] = {} if found is None else {
-            rel.removesuffix(".gz"): blob
-            for (rel, _size, _sha), blob in zip(found[0].files, found[1], strict=True)}
+        # content sha256 -> (its gzip's blob, that blob's size and sha256), as the entry says
+        self._known: dict[str, tuple[str, int, str]] = {} if found is None else {
+            rel.removesuffix(".gz"): (blob, size, sha)
+            for (rel, size, sha), blob in zip(found[0].files, found[1], strict=True)}
         # our own entry, unchanged: each blob was gzipped (or checked) from the content its
         # name gives, by this code (stagecache.StageCache.ours), so it is not decompressed again
         self._ours = found is not None and cache.ours(STAGE, self.key)
         self.reused = 0
-        self._blobs: dict[bytes, Path] = {}   # each reused content's blob
+        self._blobs: dict[bytes, str] = {}   # each reused content -> its sha256
+        self._kept: set[str] = set()   # the contents' sha256 whose gzip was reused unread
 
     def __contains__(self, data: object) -> bool:
         if super().__contains__(data):
             return True
         if not isinstance(data, bytes) or not self._known:
             return False
-        blob = self._known.get(hashlib.sha256(data).hexdigest())
-        if blob is None:
+        sha = hashlib.sha256(data).hexdigest()
+        known = self._known.get(sha)
+        if known is None:
             return False
         try:
-            packed = blob.read_bytes()
+            packed = Path(known[0]).read_bytes()
             if not self._ours and gzip.decompress(packed) != data:
                 return False
         except (OSError, EOFError, zlib.error, gzip.BadGzipFile):
             return False
         self[data] = packed
-        self._blobs[data] = blob
+        self._blobs[data] = sha
         self.reused += 1
         return True
+
+    def sized(self, path: str) -> tuple[str, int, int] | None:
+        """(sha256, size, gzip size) of the file at ``path``, known without reading it: the
+        file is (a hard link to) a blob this build proved (stagecache.StageCache.known) and
+        our own entry (``_ours``: gzipped by this code from the content its name gives) holds
+        its gzip. None otherwise: read it."""
+        found = self._sized(path)
+        if found is not None:
+            self._kept.add(found[0])
+        return found
+
+    def _sized(self, path: str) -> tuple[str, int, int] | None:
+        if not self._ours:
+            return None
+        found = self.cache.known(path)
+        known = None if found is None else self._known.get(found[0])
+        return None if found is None or known is None else (found[0], found[1], known[1])
+
+    def link_twins(self, stage: str | Path, rels: list[str], min_size: int
+                   ) -> tuple[int, int, list[str]]:
+        """assets.precompress for the files of ``rels`` whose gzip is ``sized`` unread: their
+        ``.gz`` twin (when at least ``min_size`` bytes and smaller compressed) put in place as
+        a hard link to its blob. (twins, bytes saved, the rels left to compress)."""
+        n = saved = 0
+        rest = []
+        for rel in rels:
+            path = os.path.join(stage, rel)
+            known = self._sized(path)
+            if known is not None and known[1] < min_size:
+                continue   # too small to compress: no twin, as in precompress
+            if known is not None:
+                self._kept.add(known[0])
+                if known[2] >= known[1]:
+                    continue   # no smaller compressed: no twin
+            try:
+                if known is None:
+                    raise OSError
+                self.cache.place(self._known[known[0]][0], path + ".gz")
+            except OSError:
+                rest.append(rel)
+                continue
+            n, saved = n + 1, saved + known[1] - known[2]
+        return n, saved, rest
 
     def place(self, data: bytes, target: Path) -> bool:
         """Put the gzip of ``data`` at ``target`` as a hard link to its blob, when it was read
         back from one (checked to decompress to ``data``): no bytes written. False otherwise."""
-        blob = self._blobs.get(data)
-        if blob is None:
+        sha = self._blobs.get(data)
+        if sha is None:
             return False
         try:
-            self.cache.place(blob, target)
+            self.cache.place(self._known[sha][0], target)
         except OSError:
             return False
         return True
 
     def save(self) -> None:
-        """Keep what this build compressed (when the cache is on)."""
-        if self.key:
-            named = {f"{hashlib.sha256(d).hexdigest()}.gz": gz for d, gz in self.items()}
-            self.cache.commit(self.cache.stash_data(named), STAGE, self.key)
+        """Keep what this build compressed or reused (when the cache is on): the reused
+        results by the entry's own sizes and sha256, not hashed again."""
+        if not self.key:
+            return
+        named = {f"{hashlib.sha256(d).hexdigest()}.gz": gz for d, gz in self.items()
+                 if d not in self._blobs}
+        kept = {f"{sha}.gz": self._known[sha][1:]
+                for sha in self._kept | set(self._blobs.values())}
+        items = self.cache.stash_data(named) + [
+            [rel, size, sha] for rel, (size, sha) in kept.items() if rel not in named]
+        self.cache.commit(sorted(items), STAGE, self.key)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from citavial.build.errors import BuildError
 from citavial.build.models import Regulation
 from citavial.build.stagecache import files
 from citavial.build.web.assets import NOT_SERVED, gzip_all, suffix
+from citavial.build.web.gzcache import GzipMemo
 
 THEME = "#0b5cad"
 MANIFEST = "manifest.webmanifest"
@@ -75,18 +77,27 @@ def precache_files(stage: Path) -> list[str]:
 def write_service_worker(stage: Path, site_src: Path, reg: Regulation, as_of_text: str,
                          memo: dict[bytes, bytes] | None = None,
                          read: dict[str, bytes] | None = None) -> Precache:
-    """Write sw.js with the precache list; ``memo``: see assets.gzip_all; ``read``: filled with
-    {relative path: bytes} of the files it read (assets.precompress reads them there)."""
+    """Write sw.js with the precache list; ``memo``: see assets.gzip_all (a GzipMemo also gives
+    the sha256, size and gzip size of the files linked from the build cache, unread);
+    ``read``: filled with {relative path: bytes} of the files it read (assets.precompress
+    reads them there)."""
     files = precache_files(stage)
-    digest = hashlib.sha256()
-    datas = [(stage / rel).read_bytes() for rel in files]
+    sized = memo.sized if isinstance(memo, GzipMemo) else lambda _path: None
+    known = {rel: found for rel in files
+             if (found := sized(os.path.join(stage, rel))) is not None}
+    datas = {rel: (stage / rel).read_bytes() for rel in files if rel not in known}
     if read is not None:
-        read.update(zip(files, datas, strict=True))
+        read.update(datas)
+    for (rel, data), gz in zip(datas.items(), gzip_all(list(datas.values()), memo),
+                               strict=True):
+        known[rel] = (hashlib.sha256(data).hexdigest(), len(data), len(gz))
+    digest = hashlib.sha256()
     raw = packed = 0
-    for rel, data, gz in zip(files, datas, gzip_all(datas, memo), strict=True):
-        digest.update(rel.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
-        raw += len(data)
-        packed += min(len(data), len(gz))
+    for rel in files:
+        sha, size, gz_size = known[rel]
+        digest.update(rel.encode("utf-8") + b"\0" + bytes.fromhex(sha))
+        raw += size
+        packed += min(size, gz_size)
     pre = Precache(digest.hexdigest()[:12], tuple(files), raw, packed)
     source = Path(site_src) / "pwa" / "sw.js"
     code = source.read_text("utf-8")
