@@ -29,7 +29,10 @@ _TARGET_TEXTS = """() => { const t = document.querySelector(':target');
 
 @pytest.fixture(params=sorted(VIEWPORTS))
 def tab(request, browser, served_site):
-    context = browser.new_context(viewport=VIEWPORTS[request.param], accept_downloads=True)
+    # The service worker blocked: its install precaches the ~600 pages of the site in the
+    # background (~14 s of CPU per context on this machine); tests/browser/test_pwa.py proves it.
+    context = browser.new_context(viewport=VIEWPORTS[request.param], accept_downloads=True,
+                                  service_workers="block")
     page = context.new_page()
     # A fixed Math.random, so every run draws the same exam: a flaky draw must not fail CI.
     page.add_init_script(_SEEDED_RANDOM)
