@@ -211,12 +211,20 @@ def browser():
             browser.close()
 
 
+# The site's service worker precaches ~600 pages in the background of every fresh context that
+# opens a page over HTTP (simulacro.html left idle 30 s: 17.7 s of CPU, 4.3 s with it blocked),
+# and only the tests about it (test_pwa, test_nginx_subpath: service_workers="allow") look at
+# what it does. So a context blocks it unless its test asks for it.
+SERVICE_WORKERS = "block"
+
+
 class _Budgeted:
     """The session's Chromium, whose new contexts and pages wait up to support.WAIT_MS for an
     action, a navigation, a selector or a function (Playwright's default: 30 s), so a test on a
     loaded, slower machine waits for the page itself rather than for a desktop's timing; their
     pages run the site's 3 s network timers stretched to the same budget
-    (support.STRETCH_SITE_TIMEOUTS). Everything else is the Playwright ``Browser``'s own."""
+    (support.STRETCH_SITE_TIMEOUTS); the site's service worker is blocked unless a test asks
+    for it (SERVICE_WORKERS). Everything else is the Playwright ``Browser``'s own."""
 
     def __init__(self, browser) -> None:
         self._browser = browser
@@ -225,12 +233,14 @@ class _Budgeted:
         return getattr(self._browser, name)
 
     def new_context(self, **kwargs):
+        kwargs.setdefault("service_workers", SERVICE_WORKERS)
         context = self._browser.new_context(**kwargs)
         context.set_default_timeout(WAIT_MS)
         context.add_init_script(STRETCH_SITE_TIMEOUTS)
         return context
 
     def new_page(self, **kwargs):
+        kwargs.setdefault("service_workers", SERVICE_WORKERS)
         page = self._browser.new_page(**kwargs)   # in a context of its own, closed with it
         page.set_default_timeout(WAIT_MS)
         page.add_init_script(STRETCH_SITE_TIMEOUTS)

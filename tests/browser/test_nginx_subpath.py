@@ -77,7 +77,8 @@ def test_nginx_headers_gzip_and_404(nginx):
 
 def test_site_works_under_the_sub_path(nginx, browser):
     base, dist = nginx
-    ctx = browser.new_context(viewport={"width": 412, "height": 915}, is_mobile=True)
+    ctx = browser.new_context(viewport={"width": 412, "height": 915}, is_mobile=True,
+                              service_workers="allow")   # its scope under the sub-path
     ctx.route(lambda url: not url.startswith(base), lambda route: route.abort())   # loopback only
     page = ctx.new_page()
     failed: list[str] = []

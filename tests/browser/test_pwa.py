@@ -38,7 +38,7 @@ def served(built_site, tmp_path_factory):
 
 @pytest.fixture
 def phone(browser):
-    ctx = browser.new_context(**PHONE)
+    ctx = browser.new_context(**PHONE, service_workers="allow")   # what this module is about
     ctx.route("http://127.0.0.1:8000/**", lambda route: route.abort())   # no stray worker
     yield ctx
     ctx.close()
