@@ -173,7 +173,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     clock.lap("read")
     # the index job ends (its child, if any) before the staging folder is removed
     with staged_dir(Path(out_dir)) as stage, IndexJob(
-            lambda: passages_of((reg, *others)), Path(corpus_dir), cache_dir) as index:
+            lambda: passages_of((reg, *others)), Path(corpus_dir), cache_dir, stage) as index:
         norms = norms_key(inputs, site_src, base_url)
         proven = Links(cache, norms, stage)   # the deep links, unless the pages are unchanged
         if proven.allowlist is None:   # new deep links, so most likely a new index: its
@@ -197,6 +197,10 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                 allowlist += build_allowlist(other, site_pages, other.source.html_url)
         else:
             allowlist = proven.allowlist
+        # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
+        signs_page = _signs_page(corpus.wordings, [e for e in allowlist if e.norm == NORM])
+        signs = sign_entries(signs_page.context["groups"])
+        index.order({e.ref: e.url for e in allowlist}, signs)   # the index written meanwhile
         clock.lap("gate")
         links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
         gate = gate_counts(checks, allowlist)
@@ -220,9 +224,6 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         proven.write((reg, *others), allowlist, site_pages, lambda: write_json(
             stage / "allowlist.json", allowlist_json(reg, allowlist, others)))
         gate["rows"] = row_counts(stage)   # table rows: own link, or their table's (no fragment)
-        # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
-        rgc = [e for e in allowlist if e.norm == NORM]
-        signs_page = _signs_page(corpus.wordings, rgc)
         pages += render_pages(reg, site_src, stage, [signs_page], base_url=base_url,
                               images=images)
         write_json(stage / "senales.json", signs_json(signs_page.context["groups"]))
@@ -231,8 +232,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
         write_json(stage / "gate-report.json", gate)
         clock.lap("pages")
-        index_report = _indexes(index, allowlist, stage,
-                                sign_entries(signs_page.context["groups"]), (cache, inputs))
+        index_report = _indexes(index, stage, signs, (cache, inputs))
         clock.lap("index")
         packed = GzipMemo(cache)
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed,
@@ -257,7 +257,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"{index_report}; {web_report}")
 
 
-def _indexes(index: IndexJob, allowlist, stage: Path, signs,
+def _indexes(index: IndexJob, stage: Path, signs,
              cached: tuple[StageCache, str] = (StageCache(None), "")) -> str:
     """The index stage (``index``: build/index/job.py), or its files from the stage cache:
     ``cached`` is the cache and the digest of the build's inputs (stagecache.inputs_digest).
@@ -273,7 +273,7 @@ def _indexes(index: IndexJob, allowlist, stage: Path, signs,
         index.close()   # a child begun in vain, if any
         return f"{hit.note} (from the build cache)"
     before = listing(stage) if key else {}
-    report = index.finish({e.ref: e.url for e in allowlist}, signs, stage)
+    report = index.finish()
     if key:
         cache.store("index", key, stage, written(before, listing(stage)), report)
     return report
