@@ -131,6 +131,23 @@ def staged_dir(target: Path) -> Iterator[Path]:
         shutil.rmtree(old, ignore_errors=True)
 
 
+@contextmanager
+def side_dir(stage: Path) -> Iterator[Path]:
+    """Yield an empty folder beside the staging directory ``stage`` (the same filesystem, so
+    its files move into the stage by rename), for what another process writes while the build
+    goes on (build/index/job.py); removed on exit. Named and locked like a stage, so one that a
+    killed build left is removed by the next build (``_remove_stale``)."""
+    stage = Path(stage)
+    folder = Path(tempfile.mkdtemp(prefix=f"{stage.name}-side-", dir=stage.parent))
+    held = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.close(held)
+
+
 def _swap_in(stage: Path, target: Path) -> Path | None:
     """Put ``stage`` in place of ``target``; return where the old tree was moved (or None).
     Two builds may finish at once: the swap is serialised by an exclusive lock next to the

@@ -33,6 +33,7 @@ from citavial.build.gate.verify import (
     regulation_for,
     verify,
 )
+from citavial.build.index.job import IndexJob, passages_of
 from citavial.build.ingest import from_bloques, parse_texto, source_of, with_renames
 from citavial.build.ingest.markdown import ingest_norms
 from citavial.build.ingest.read import read_corpus
@@ -180,13 +181,17 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     fetched = local_images(Path(corpus_dir))
     images = {src: f"{IMAGES_DIR}/{path.name}" for src, path in fetched.items()}
     clock.lap("read")
-    with staged_dir(Path(out_dir)) as stage:
+    # the index job ends (its child, if any) before the staging folder is removed
+    with staged_dir(Path(out_dir)) as stage, IndexJob(
+            lambda: passages_of((reg, *others)), Path(corpus_dir), cache_dir, stage) as index:
         norms = norms_key(inputs, site_src, base_url)
+        proven = Links(cache, norms, stage)   # the deep links, unless the pages are unchanged
+        if proven.allowlist is None:   # new deep links, so most likely a new index: its
+            index.start()              # analysis runs beside render, gate and pages
         pages = render_norms(cache, norms, stage, site_src, (reg, *others), fetched, base_url,
                              change_links)
         clock.lap("render")
         site_pages = Pages(stage)   # each page read once, for the gate and the row links
-        proven = Links(cache, norms, stage)   # the deep links, unless the pages are unchanged
         passed = QuoteMemo(cache, norms)      # the quotes that passed on these pages before
         try:
             checks, allowlist = verify(reg, stage, citations, allow_empty=regulation_only,
@@ -202,6 +207,10 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                 allowlist += build_allowlist(other, site_pages, other.source.html_url)
         else:
             allowlist = proven.allowlist
+        # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
+        signs_page = _signs_page(corpus.wordings, [e for e in allowlist if e.norm == NORM])
+        signs = sign_entries(signs_page.context["groups"])
+        index.order({e.ref: e.url for e in allowlist}, signs)   # the index written meanwhile
         clock.lap("gate")
         links = {(c.citation.file, c.citation.line, c.citation.quote): c.url for c in checks}
         gate = gate_counts(checks, allowlist)
@@ -225,9 +234,6 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         proven.write((reg, *others), allowlist, site_pages, lambda: write_json(
             stage / "allowlist.json", allowlist_json(reg, allowlist, others)))
         gate["rows"] = row_counts(stage)   # table rows: own link, or their table's (no fragment)
-        # the signs catalogue is the Reglamento's; the index holds every norm (_indexes)
-        rgc = [e for e in allowlist if e.norm == NORM]
-        signs_page = _signs_page(corpus.wordings, rgc)
         pages += render_pages(reg, site_src, stage, [signs_page], base_url=base_url,
                               images=images)
         write_json(stage / "senales.json", signs_json(signs_page.context["groups"]))
@@ -236,9 +242,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             bank_data, ensure_ascii=False, sort_keys=True) + ";\n")
         write_json(stage / "gate-report.json", gate)
         clock.lap("pages")
-        index_report = _indexes((reg, *others), allowlist, Path(corpus_dir), stage,
-                                sign_entries(signs_page.context["groups"]), cache_dir,
-                                (cache, inputs))
+        index_report = _indexes(index, stage, signs, (cache, inputs))
         clock.lap("index")
         packed = GzipMemo(cache)
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed,
@@ -263,13 +267,12 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             f"{index_report}; {web_report}")
 
 
-def _indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, stage: Path, signs,
-             cache_dir: Path | None, cached: tuple[StageCache, str] = (StageCache(None), "")
-             ) -> str:
-    """The index stage, or its files from the stage cache: ``cached`` is the cache and the
-    digest of the build's inputs (stagecache.inputs_digest). With the allowlist (every passage's
-    URL) and the signs, they are all the index reads: a build whose guides alone changed copies
-    the index files instead of computing them."""
+def _indexes(index: IndexJob, stage: Path, signs,
+             cached: tuple[StageCache, str] = (StageCache(None), "")) -> str:
+    """The index stage (``index``: build/index/job.py), or its files from the stage cache:
+    ``cached`` is the cache and the digest of the build's inputs (stagecache.inputs_digest).
+    With the allowlist (every passage's URL) and the signs, they are all the index reads: a
+    build whose guides alone changed copies the index files instead of computing them."""
     cache, inputs = cached
     key = "" if not inputs else (
         Key("index").text("inputs", inputs)   # allowlist.json unread when linked from a blob
@@ -277,36 +280,13 @@ def _indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, stage: P
         .text("signs", repr(signs)).hexdigest())
     hit = cache.restore("index", key, stage)
     if hit is not None:
+        index.close()   # a child begun in vain, if any
         return f"{hit.note} (from the build cache)"
     before = listing(stage) if key else {}
-    report = _make_indexes(regs, allowlist, corpus_dir, stage, signs, cache_dir)
+    report = index.finish()
     if key:
         cache.store("index", key, stage, written(before, listing(stage)), report)
     return report
-
-
-def _make_indexes(regs: tuple[Regulation, ...], allowlist, corpus_dir: Path, stage: Path, signs,
-                  cache_dir: Path | None) -> str:
-    """The product's index (dist/index/, every promoted hook, + the static search) and the
-    dev-clean one that dev-split measurements read (dist/index-dev/, build/index/hooks.py),
-    sharing one analysis of their texts, over the passages of every norm in ``regs`` (the other
-    norms have no hooks and enter the ranking with a prior: lexical.OTHER_NORM_PRIOR).
-    Imported here: numpy and the embedder (~0.3 s of CPU) are not loaded by a build whose
-    index comes from the stage cache."""
-    from citavial.build.index.collect import collect
-    from citavial.build.index.embed import corpus_model, load_embedder
-    from citavial.build.index.make import DEV_INDEX_DIR, Analysis, build_index, promoted_hooks
-
-    passages = tuple(p for reg in regs for p in collect(reg))
-    urls = {e.ref: e.url for e in allowlist}
-    analysis = Analysis(load_embedder(corpus_model(corpus_dir)), cache_dir)
-    product = build_index(passages, urls, promoted_hooks(corpus_dir), stage, signs=signs,
-                          analysis=analysis)
-    dev = build_index(passages, urls, promoted_hooks(corpus_dir, dev_clean=True), stage,
-                      signs=signs, index_dir=DEV_INDEX_DIR, static=False, analysis=analysis)
-    analysis.save()
-    cached = f", {analysis.embedded} texts embedded" if cache_dir is not None else ""
-    return f"{product}; {dev}{cached}"
 
 
 def _changes(wordings: Wordings, reg: Regulation,

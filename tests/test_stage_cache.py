@@ -281,12 +281,18 @@ def test_hook_vectors_come_from_the_embeddings_cache(built_site, cold_cached):
 
 
 @pytest.mark.slow
-def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, cold_cached):
+def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, cold_cached,
+                                                           monkeypatch):
     """THE test build (no cache) against: a build that fills the cache, a build served whole
     from it, and — after one guide edit — a build that copies the index and the deep links
-    from it, against an uncached build of the edited sources; then a template edit, whose
-    norm pages are rendered again, against an uncached build of that."""
+    from it (and so never starts the index's child process: build/index/job.py), against an
+    uncached build of the edited sources; then a template edit, whose norm pages are rendered
+    again, against an uncached build of that."""
+    from citavial.build.index.job import IndexJob
     from citavial.build.pipeline import build_site
+    started: list[bool] = []
+    start = IndexJob.start
+    monkeypatch.setattr(IndexJob, "start", lambda job: (start(job), started.append(job.started)))
     tmp_path, cache, cold, _filled = cold_cached
     build = lambda out, site, cache_dir: build_site(corpus_dir=CORPUS, out_dir=tmp_path / out,
                                                     as_of=AS_OF, site_src=site,
@@ -302,8 +308,10 @@ def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, cold_cach
     entries = lambda stage: sorted((cache / stagecache.STAGES).glob(f"{stage}-*.json"))
     kept = {s: entries(s) for s in ("links", "norms", "corpus", "icons")}
     pages = [json.loads(p.read_bytes())["note"] for p in entries("pages")]
+    started.clear()
     edited = build("edit", site, cache)
     assert "(from the build cache);" in edited and "inputs unchanged" not in edited
+    assert started == []   # the deep links came from the cache: no index child was begun
     assert {s: entries(s) for s in kept} == kept and all(kept.values())   # hits
     proven, norms = kept["links"], kept["norms"]
     assert [json.loads(p.read_bytes())["note"] for p in entries("pages")] != pages   # the edit
@@ -314,8 +322,12 @@ def test_cached_builds_are_byte_identical_to_uncached_ones(built_site, cold_cach
     base = site / "templates" / "base.html"
     base.write_text(base.read_text(encoding="utf-8").replace("</main>", "</main>\n", 1),
                     encoding="utf-8")
-    build("template", site, cache)
+    started.clear()
+    template = build("template", site, cache)
     assert entries("norms") != norms and entries("links") != proven
+    # new deep links: the index's child was begun, then ended when the index (the same URLs)
+    # came from the cache
+    assert len(started) == 1 and "(from the build cache);" in template
     build("template-uncached", site, None)
     assert tree_hash(tmp_path / "template") == tree_hash(tmp_path / "template-uncached")
     assert tree_hash(tmp_path / "template") != tree_hash(tmp_path / "edit")

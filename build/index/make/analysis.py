@@ -113,7 +113,7 @@ class Analysis:
         self._docs: dict[str, tuple[list[str], frozenset[str]]] = {}   # text → (terms, forms)
         self._vecs: dict[str, np.ndarray] = {}        # text → its embedding
         self.embedded = 0   # texts embedded by this build (the rest came from the cache)
-        self._shared: tuple[tuple, Any] | None = None   # (key, value): shared()
+        self._shared: list[tuple[tuple, Any]] = []   # (key, value) per key length: shared()
 
     def terms(self, text: str) -> list[str]:
         """analyze.analyze(text), once per text."""
@@ -142,11 +142,12 @@ class Analysis:
     def shared(self, key: tuple, compute: Callable[[], Any]) -> Any:
         """``compute()`` once for the objects of ``key`` (compared by identity: the indexes of
         one build are given the very same passages and URLs), e.g. what an index computes
-        from its passages alone."""
-        if self._shared is None or len(self._shared[0]) != len(key) or any(
-                a is not b for a, b in zip(self._shared[0], key, strict=True)):
-            self._shared = (key, compute())
-        return self._shared[1]
+        from its passages alone. Each kind of value has its own length of key."""
+        for known, value in self._shared:
+            if len(known) == len(key) and all(a is b for a, b in zip(known, key, strict=True)):
+                return value
+        self._shared = [e for e in self._shared if len(e[0]) != len(key)] + [(key, compute())]
+        return self._shared[-1][1]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embedder.encode(texts), each distinct text embedded at most once (or read from the
