@@ -48,18 +48,19 @@ _NEEDS = {"model": {"real_state", "real_worker", "model_path"},
 # xdist hands out the groups in collection order (run_all.sh: --no-loadscope-reorder; its default
 # order, most tests first, would leave the link check's 4 tests to start last). The groups that
 # took longest in the last full runs (--durations, session 34: the link check 251 s; the
-# real-model group; the builds; session 36's suite clock: test_axe's 103 tests, 570 s of one
-# worker at load ~20, had started half-way, test_verify 175 s near the end) come first, so no
+# real-model group; the builds; session 36's suite clock: test_verify 175 s near the end;
+# test_axe, 570 s of one worker at load ~20 then, is ~70 CPU s since session 37) come first, so no
 # long group starts when the others are done and the run ends on short ones; the rest keep
 # their order.
 LONGEST = (
     "tests/browser/test_site_links.py", "model", "tests/test_stage_cache.py",
-    "tests/test_pipeline.py", "tests/browser/test_axe.py", "tests/test_hooks_decontaminate.py",
+    "tests/test_pipeline.py", "tests/test_hooks_decontaminate.py",
     "tests/test_golden.py",
     "tests/test_exam.py", "tests/test_index_baseline.py", "tests/adversarial/test_build_faults.py",
     "tests/browser/test_pwa.py", "tests/adversarial/test_poisoned_corpus.py",
     "tests/browser/test_simulacro.py", "tests/browser/test_copy_link.py",
-    "tests/browser/test_fragments_chromium.py", "tests/test_fetch_images.py",
+    "tests/browser/test_fragments_chromium.py", "tests/browser/test_axe.py",
+    "tests/test_fetch_images.py",
     "tests/test_package.py", "tests/test_build_cache.py", "tests/adversarial/test_offline.py",
     "tests/test_index_build.py", "tests/test_verify.py", "tests/browser/test_cell_links.py",
     "tests/browser/test_widget_layout.py",
