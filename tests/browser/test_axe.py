@@ -94,14 +94,12 @@ def _answer(out) -> str:
 
 def _context(browser, viewport: str):
     """A context as a reader's first visit meets the site: no worker on 127.0.0.1:8000 (the chat
-    panel's offline state), and the service worker blocked (its install would precache ~600 pages
-    in the background; tests/browser/test_pwa.py proves that path, and a page the worker serves
-    is the same bytes as the loopback server's)."""
+    panel's offline state), and the service worker blocked (the suite's default: conftest.py
+    SERVICE_WORKERS; a page the worker serves is the same bytes as the loopback server's)."""
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run `npm ci` at the repository root (tests/run_all.sh "
                     "does it)")
-    ctx = browser.new_context(viewport=VIEWPORTS[viewport], bypass_csp=True,
-                              service_workers="block")
+    ctx = browser.new_context(viewport=VIEWPORTS[viewport], bypass_csp=True)
     ctx.route("http://127.0.0.1:8000/**", lambda route: route.abort())
     ctx.route("**/health", lambda route: route.abort())      # no worker: the offline panel
     return ctx

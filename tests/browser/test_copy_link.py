@@ -1,10 +1,7 @@
 """«Copiar enlace» in Debian's Chromium: every passage and table row has a keyboard-reachable
 control that copies the gate-proven deep link (the allowlist's, or the gate's row link), the link
 lands on its words, the control adds no text to the verified passage, and from file:// (no
-clipboard) the link is shown for manual copy.
-
-Its contexts block the service worker: its install precaches the site's ~600 pages in the
-background (~14 s of CPU per context on this machine); tests/browser/test_pwa.py proves it."""
+clipboard) the link is shown for manual copy."""
 
 from __future__ import annotations
 
@@ -34,7 +31,7 @@ def _rows(out, page: str) -> dict:
 def test_copy_passage_link_with_keyboard(browser, served_site, viewport):
     out, base = served_site
     entry = _allowlist(out)["art48-1-b"]
-    context = browser.new_context(viewport=VIEWPORTS[viewport], service_workers="block",
+    context = browser.new_context(viewport=VIEWPORTS[viewport],
                                   permissions=["clipboard-read", "clipboard-write"])
     tab = context.new_page()
     tab.goto(f"{base}/art48.html")
@@ -59,8 +56,7 @@ def test_copy_table_row_link(browser, served_site):
     out, base = served_site
     rows = _rows(out, "art48.html")["art48-1-a"]
     n = next(i for i, u in enumerate(rows) if u)
-    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"],
-                                  service_workers="block")
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
     tab = context.new_page()
     tab.goto(f"{base}/art48.html")
     table = tab.locator("#art48-1-a")
@@ -104,7 +100,7 @@ def test_header_row_links_to_that_row(browser, served_site, viewport):
     out, base = served_site
     rows = _rows(out, "art48.html")["art48-1-a"]
     assert rows[0], "the header row of art. 48's table has no row link"
-    context = browser.new_context(viewport=VIEWPORTS[viewport], service_workers="block")
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
     tab = context.new_page()
     tab.goto(f"{base}/art48.html")
     head = tab.locator("#art48-1-a tr").first
@@ -132,7 +128,7 @@ def test_a_row_no_fragment_can_single_out_says_why_and_copies_the_table(browser,
     data = json.loads((out / "allowlist.json").read_text(encoding="utf-8"))
     [entry] = [e for e in data["entries"] if e["ref"] == "RD-2822/1998#anexoIII.p18"]
     table_url = f"{base}/{entry['url']}"
-    context = browser.new_context(viewport=VIEWPORTS[viewport], service_workers="block")
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
     tab = context.new_page()
     tab.goto(f"{base}/vehiculos/anexoIII.html")
     control = tab.locator("#anexoIII-p18 tr").nth(n).locator(".copy-link")
@@ -176,7 +172,7 @@ def test_a_row_linked_by_its_place_lights_up_exactly_that_row(browser, served_si
     rows = _rows(out, page)[table]
     folder = page.rpartition("/")[0]
     expected = f"{base}/{folder + '/' if folder else ''}{rows[n]}"
-    context = browser.new_context(viewport=VIEWPORTS[viewport], service_workers="block")
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
     tab = context.new_page()
     tab.goto(f"{base}/{page}")
     button = tab.locator(f"[id='{table}'] tr").nth(n).locator(".copy-link")
@@ -236,7 +232,7 @@ def test_the_end_of_a_split_title_has_no_copy_link_and_still_lands(browser, serv
     its own) reads as the heading's subtitle, with no ¶ link; its allowlisted link still lands."""
     out, base = served_site
     entry = _allowlist(out)["art82"]
-    context = browser.new_context(viewport=VIEWPORTS[viewport], service_workers="block")
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
     tab = context.new_page()
     tab.goto(f"{base}/art82.html")
     para = tab.locator("#art82")

@@ -2,10 +2,7 @@
 (wide tables scroll inside their own box), and the fixed chat button never covers the end of a
 page. One page of each type, plus the known offenders (velocidad guide, por qué, ANEXO I §5).
 And what a reader sees as a heading says its number once ("Anexo I, apartado 5. 5.", issue
-25.7), on a phone and on a desktop.
-
-Its contexts block the service worker: its install precaches the site's ~600 pages in the
-background (~14 s of CPU per context on this machine); tests/browser/test_pwa.py proves it."""
+25.7), on a phone and on a desktop."""
 
 from __future__ import annotations
 
@@ -24,7 +21,6 @@ WIDTHS = [360, 390]
 @pytest.fixture(scope="module", params=WIDTHS, ids=[f"{w}px" for w in WIDTHS])
 def phone(request, browser):
     context = browser.new_context(viewport={"width": request.param, "height": 844},
-                                  service_workers="block",   # see the module docstring
                                   is_mobile=True, has_touch=True)
     yield context.new_page()
     context.close()
@@ -62,7 +58,7 @@ def test_chat_button_never_hides_the_end_of_a_page(phone, served_site, name):
                                          ("anexoIII-s1.html", "Anexo III, sección 1")])
 def test_a_heading_says_its_number_once(browser, served_site, width, name, label):
     _, base = served_site
-    tab = browser.new_page(viewport={"width": width, "height": 844}, service_workers="block")
+    tab = browser.new_page(viewport={"width": width, "height": 844})
     tab.goto(f"{base}/{name}")
     shown = " ".join(tab.locator("h1").inner_text().split())
     number = label.rsplit(" ", 1)[1]

@@ -7,10 +7,7 @@ live region are asserted before the next event exists. Each step is synchronised
 condition (the answer's `data-events` count, or its `aria-busy` going false), never on time.
 One case per way a lead sentence can end: kept, retracted, the stream ending without a verdict,
 an error event, the connection breaking, a new question aborting the answer — and the real
-worker's order, where the next sentence's tokens come before the previous one's verdict.
-
-Its contexts block the service worker: its install precaches the site's ~600 pages in the
-background (~14 s of CPU per context on this machine); tests/browser/test_pwa.py proves it."""
+worker's order, where the next sentence's tokens come before the previous one's verdict."""
 
 from __future__ import annotations
 
@@ -103,8 +100,7 @@ def citation(built_site: Path) -> dict:
 
 @pytest.fixture()
 def tab(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 800},
-                                  service_workers="block")   # see the module docstring
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.route("http://127.0.0.1:8000/**", lambda route: route.abort())   # only our server
     page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")

@@ -29,10 +29,7 @@ _TARGET_TEXTS = """() => { const t = document.querySelector(':target');
 
 @pytest.fixture(params=sorted(VIEWPORTS))
 def tab(request, browser, served_site):
-    # The service worker blocked: its install precaches the ~600 pages of the site in the
-    # background (~14 s of CPU per context on this machine); tests/browser/test_pwa.py proves it.
-    context = browser.new_context(viewport=VIEWPORTS[request.param], accept_downloads=True,
-                                  service_workers="block")
+    context = browser.new_context(viewport=VIEWPORTS[request.param], accept_downloads=True)
     page = context.new_page()
     # A fixed Math.random, so every run draws the same exam: a flaky draw must not fail CI.
     page.add_init_script(_SEEDED_RANDOM)
