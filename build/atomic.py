@@ -88,12 +88,24 @@ def write_staged(path: Path, text: str) -> None:
     write_staged_bytes(path, text.encode("utf-8"))
 
 
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+
+
 def write_staged_bytes(path: Path, data: bytes) -> None:
-    """``write_staged`` for bytes (images copied into the site)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    path.write_bytes(data)
+    """``write_staged`` for bytes (images copied into the site). A build writes ~3,500 files
+    into an empty stage: one exclusive create each, the folder made and an old file unlinked
+    only when that fails (a mkdir and an unlink before every write cost ~25 % more)."""
+    name = os.fspath(path)
+    try:
+        fd = os.open(name, _NEW_FILE, 0o666)
+    except FileNotFoundError:   # its folder is not there yet
+        os.makedirs(os.path.dirname(name), exist_ok=True)
+        fd = os.open(name, _NEW_FILE, 0o666)
+    except FileExistsError:     # replaced, not written through (a link to a blob, maybe)
+        os.unlink(name)
+        fd = os.open(name, _NEW_FILE, 0o666)
+    with open(fd, "wb") as fh:
+        fh.write(data)
 
 
 @contextmanager

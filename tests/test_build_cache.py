@@ -5,6 +5,7 @@ between builds, and a cached build writes the very bytes of an uncached one."""
 from __future__ import annotations
 
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -143,3 +144,44 @@ def test_unreadable_pdf_tables_cache_is_read_again_not_an_error(tmp_path, conten
     (cache,) = tmp_path.iterdir()
     cache.write_text(content, encoding="utf-8")
     assert pdftables.read_tables(pdf, [12], tmp_path) == expected
+
+
+@_NEEDS_POPPLER
+def test_tables_begun_before_the_ingest_give_the_same_norms():
+    """The read stage begins reading RD 818/2009's PDF tables while it parses the XML
+    (ingest/read.py: start_tables): the norms are those of reading them in turn."""
+    from datetime import date
+
+    from citavial.build.ingest.markdown import ingest_norms, start_tables
+    copies = list(verify_norms(CORPUS).values())
+    as_of = date(2026, 11, 29)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        tables = start_tables(copies, pool)
+        assert set(tables) == {"RD-818/2009"}   # the one norm with tables in its PDF
+        early = ingest_norms(copies, as_of, None, tables)
+    assert early == ingest_norms(copies, as_of)
+
+
+def test_a_table_read_begun_early_fails_the_build_with_its_own_error(monkeypatch):
+    """A failure in the background read (poppler missing) is the ingest's error, unchanged,
+    not a second read on the ingest's own thread."""
+    import threading
+    from datetime import date
+
+    from citavial.build.errors import BuildError
+    from citavial.build.ingest import markdown
+
+    read = markdown.read_tables
+
+    def no_poppler(*args):   # only the read begun early fails: it must not be read again
+        if threading.current_thread() is threading.main_thread():
+            return read(*args)
+        raise BuildError("pdftotext", "is not installed; RD 818/2009's tables are read from "
+                         "its PDF", "install poppler-utils (apt-get install poppler-utils)")
+
+    monkeypatch.setattr(markdown, "read_tables", no_poppler)
+    copies = list(verify_norms(CORPUS).values())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        tables = markdown.start_tables(copies, pool)
+        with pytest.raises(BuildError, match="pdftotext: is not installed"):
+            markdown.ingest_norms(copies, date(2026, 11, 29), None, tables)

@@ -174,3 +174,12 @@ def test_writing_a_staged_file_never_writes_through_a_hard_link(tmp_path):
     os.link(blob, page)
     write_staged(page, "rewritten")
     assert blob.read_text() == "cached" and page.read_text() == "rewritten"
+    assert os.stat(page).st_ino != os.stat(blob).st_ino
+
+
+def test_a_staged_file_in_a_new_folder_is_written_with_its_folders(tmp_path):
+    deep = tmp_path / "stage" / "vehiculos" / "anexos" / "p.html"
+    write_staged(deep, "nuevo")
+    write_staged(deep, "otra vez")   # an existing file of this build: replaced
+    assert deep.read_text() == "otra vez"
+    assert [p.name for p in (tmp_path / "stage").rglob("*")] == ["vehiculos", "anexos", "p.html"]

@@ -15,6 +15,7 @@ itself; the typed JSON remains for a cache restored from elsewhere.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -22,7 +23,7 @@ from pathlib import Path
 from citavial.build import stagevalues, typedjson
 from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.ingest import from_bloques, parse_texto, source_of, with_renames
-from citavial.build.ingest.markdown import ingest_norms
+from citavial.build.ingest.markdown import ingest_norms, start_tables
 from citavial.build.ingest.wordings import Wording, Wordings, read_wordings
 from citavial.build.models import Regulation
 from citavial.build.stagecache import Key, StageCache
@@ -88,7 +89,9 @@ def _from_json(cache: StageCache, key: str) -> _Stored | None:
 
 def _parse(corpus_dir: Path, as_of: date, cache_dir: Path | None) -> Corpus:
     info = verify_corpus(corpus_dir, norms_required=True)
-    bloques = parse_texto(info.texto_path)
-    reg = with_renames(from_bloques(bloques, source_of(info), as_of), corpus_dir)
-    others = tuple(ingest_norms(info.norms, as_of, cache_dir).values())
+    with ThreadPoolExecutor(max_workers=1) as pool:   # the PDF tables, while the XML is parsed
+        tables = start_tables(info.norms, pool, cache_dir)
+        bloques = parse_texto(info.texto_path)
+        reg = with_renames(from_bloques(bloques, source_of(info), as_of), corpus_dir)
+        others = tuple(ingest_norms(info.norms, as_of, cache_dir, tables).values())
     return Corpus(reg, read_wordings(bloques, as_of), others)

@@ -21,7 +21,8 @@ was skipped is reported by :func:`ingest_report`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -48,10 +49,14 @@ class IngestReport:
         return f"IngestReport({self.norm}, {len(self.expired)} expired blocks)"
 
 
-def ingest_report(copy: NormCopy, as_of: date,
-                  cache_dir: Path | None = None) -> tuple[Regulation, IngestReport]:
+Tables = Mapping[str, "Future[dict[int, list]]"]   # a norm's PDF tables, being read
+
+
+def ingest_report(copy: NormCopy, as_of: date, cache_dir: Path | None = None,
+                  tables: Tables | None = None) -> tuple[Regulation, IngestReport]:
     """The Regulation of one verified copy, and what its ingest skipped. ``cache_dir`` keeps
-    the tables read from the PDF between builds (pdftables.read_tables)."""
+    the tables read from the PDF between builds (pdftables.read_tables); ``tables``: those
+    reads begun earlier (:func:`start_tables`), by norm."""
     norm_spec = spec(copy.norm)
     text = copy.markdown.read_text(encoding="utf-8")
     walk = Walk(spec=norm_spec)
@@ -60,8 +65,9 @@ def ingest_report(copy: NormCopy, as_of: date,
         if copy.pdf is None:
             raise BuildError(str(copy.markdown), f"{copy.norm} needs its PDF for {specs[0]}",
                              "list the PDF in corpus/norms/MANIFEST.json")
-        pages = sorted({page for table_spec in specs for page, _ in table_spec.parts})
-        read = read_tables(copy.pdf, pages, cache_dir)
+        pages = _pages(copy.norm)
+        read = (tables[copy.norm].result() if tables and copy.norm in tables
+                else read_tables(copy.pdf, pages, cache_dir))
         for table_spec in specs:
             walk.recovered.setdefault(table_spec.unit, []).append(
                 (table_spec.after, recover(table_spec, copy.pdf, read)))
@@ -85,9 +91,23 @@ def load_norms(corpus_dir: Path, as_of: date,
     return ingest_norms(verify_norms(corpus_dir).values(), as_of, cache_dir)
 
 
-def ingest_norms(copies: Iterable[NormCopy], as_of: date,
-                 cache_dir: Path | None = None) -> dict[str, Regulation]:
-    """Every verified copy's Regulation, keyed by ref prefix in NORMS order."""
+def start_tables(copies: Iterable[NormCopy], pool: Executor,
+                 cache_dir: Path | None = None) -> Tables:
+    """Begin reading the PDF tables of every copy that has some, in ``pool``: mostly a wait on
+    poppler's processes (~0.4 s), which the build spends parsing the XML and the other norms
+    instead. A copy without its PDF is left out (ingest_report names that error)."""
+    return {c.norm: pool.submit(read_tables, c.pdf, _pages(c.norm), cache_dir)
+            for c in copies if c.norm in TABLES and c.pdf is not None}
+
+
+def _pages(norm: str) -> list[int]:
+    return sorted({page for table_spec in TABLES[norm] for page, _ in table_spec.parts})
+
+
+def ingest_norms(copies: Iterable[NormCopy], as_of: date, cache_dir: Path | None = None,
+                 tables: Tables | None = None) -> dict[str, Regulation]:
+    """Every verified copy's Regulation, keyed by ref prefix in NORMS order (``tables``: see
+    ingest_report)."""
     by_norm = {c.norm: c for c in copies}
-    return {norm: ingest_norm(by_norm[norm], as_of, cache_dir) for norm in NORMS
+    return {norm: ingest_report(by_norm[norm], as_of, cache_dir, tables)[0] for norm in NORMS
             if norm in by_norm}
