@@ -20,7 +20,8 @@ Run: .venv/bin/python tests/bench/bench_build.py [--runs N] [--only cold|warm|ed
    and the per-page row links. The gate/render ratio is taken per run (target <= 1.5x).
 
 CPU time is printed beside wall time: the machine is shared, and CPU is less sensitive to the
-other load on it. ``PYTHONDONTWRITEBYTECODE`` set in the environment makes each process compile
+other load on it. The machine's speed at the start and at the end (tests/bench/machine.py: a
+pure-Python loop, small files written and removed) tells whether two days' figures compare. ``PYTHONDONTWRITEBYTECODE`` set in the environment makes each process compile
 every module it imports (~1 s of CPU before the build starts): the note says so when it is set.
 """
 
@@ -49,6 +50,9 @@ from citavial.build.gate.verify import Pages, build_allowlist, verify  # noqa: E
 from citavial.build.ingest import load_regulation  # noqa: E402
 from citavial.build.ingest.markdown import load_norms, pdftables  # noqa: E402
 from citavial.build.render.pages import render, render_norm  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import reference  # noqa: E402
 
 STAGE = re.compile(r"\b(read|render|gate|pages|index|publish|total|CPU) ([0-9.]+) s\b")
 STAGES = ("read", "render", "gate", "pages", "index", "publish", "total", "CPU")
@@ -203,11 +207,13 @@ def main() -> None:
     as_of = date.fromisoformat(args.as_of)
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, runs={args.runs}; "
           f"{_note()}")
+    print(reference())   # tests/bench/machine.py: how fast the machine is at the moment
     if not args.no_parts:
         _print_parts([_parts(as_of) for _ in range(args.runs)])
     if not args.no_builds:
         _print_scenarios(_scenarios(as_of, args.runs, args.only))
     print(f"at the end: {_note()}")
+    print(f"at the end: {reference()}")
 
 
 if __name__ == "__main__":
