@@ -1,8 +1,11 @@
 """The suite's Chromium switches keep what Playwright itself disables (tests/support.py).
 
-Chromium keeps one value of a switch given twice, and Playwright passes its own
-``--disable-features`` list before the suite's: the suite's list must therefore hold all of
-Playwright's (a Playwright upgrade that adds one fails here, naming it) as well as its own.
+Playwright passes its own ``--disable-features`` list before the suite's, and Chromium keeps
+the last value of a switch given twice (seen here: a launch with ``RenderDocument`` alone runs
+with Playwright's list dropped). So the suite's list repeats Playwright's. The browser hands its
+effective features to every child process on their command lines: that is what is checked,
+against the list the installed Playwright passes (an upgrade that adds one fails here, naming
+it).
 """
 
 from __future__ import annotations
@@ -11,44 +14,58 @@ import os
 import sys
 
 import pytest
-from support import CHROMIUM, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED_FEATURES
+from support import PLAYWRIGHT_DISABLED_FEATURES
 
 pytestmark = pytest.mark.browser
 
 
-def _switch(args: list[str], name: str) -> list[str]:
-    return [a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")]
+def _chromium_below_us() -> list[str]:
+    """The command lines (one string each) of the Chromium processes below this test process:
+    the session's browser (fixture ``browser``; a second Playwright in this process would be
+    refused) and its children."""
+    parent: dict[int, int] = {}
+    lines: dict[int, str] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="utf-8") as fh:
+                parent[int(name)] = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                lines[int(name)] = fh.read().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):   # ended meanwhile
+            continue
+
+    def below_us(pid: int) -> bool:
+        while pid > 1:
+            pid = parent.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return [line for pid, line in sorted(lines.items())
+            if below_us(pid) and line.startswith("/usr/lib/chromium/chromium")]
 
 
-def _browser_command_line(playwright) -> list[str]:
-    """The command line of the Chromium process a launch starts (not its children's)."""
-    before = set(os.listdir("/proc"))
-    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                         args=CHROMIUM_ARGS)
-    try:
-        for pid in sorted(set(os.listdir("/proc")) - before):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                    argv = [a.decode() for a in fh.read().split(b"\0") if a]
-            except OSError:
-                continue
-            if argv and "chromium" in argv[0] and not any(a.startswith("--type=") for a in argv):
-                return argv
-    finally:
-        browser.close()
-    raise AssertionError("no Chromium browser process found after the launch")
+def _disabled(line: str) -> list[set[str]]:
+    return [set(word.split("=", 1)[1].split(",")) for word in line.split()
+            if word.startswith("--disable-features=")]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_the_last_disable_features_switch_holds_playwrights_and_ours():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        argv = _browser_command_line(p)
-    lists = [value.split(",") for value in _switch(argv, "disable-features")]
-    assert len(lists) >= 2, f"expected Playwright's switch and the suite's: {lists}"
-    playwrights = set(lists[0]) - {"RenderDocument"}
-    missing = sorted(playwrights - set(lists[-1]))
-    assert not missing, (f"Playwright now disables {missing} as well: add them to "
-                         "tests/support.py PLAYWRIGHT_DISABLED_FEATURES")
-    assert set(PLAYWRIGHT_DISABLED_FEATURES) <= set(lists[-1])
-    assert "RenderDocument" in lists[-1]
+def test_chromium_runs_with_playwrights_disabled_features_and_ours(browser):
+    page = browser.new_page()   # a renderer, so there are children to read
+    try:
+        page.set_content("<p>hola</p>")
+        lines = _chromium_below_us()
+    finally:
+        page.close()
+    main = [line for line in lines if "--type=" not in line]
+    children = [line for line in lines if "--type=" in line and _disabled(line)]
+    assert len(main) == 1 and children, f"the session's Chromium and its children: {lines}"
+    playwrights = _disabled(main[0])[0]   # Playwright's switch comes first
+    effective = _disabled(children[0])[0]
+    missing = sorted(playwrights - effective)
+    assert not missing, (f"Chromium runs with {missing} enabled, which Playwright disables: "
+                         "add them to tests/support.py PLAYWRIGHT_DISABLED_FEATURES")
+    assert {"RenderDocument", *PLAYWRIGHT_DISABLED_FEATURES} <= effective
