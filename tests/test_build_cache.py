@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from support import CORPUS
+from support import AS_OF, CORPUS
 
 from citavial.build.corpus.norms import verify_norms
 from citavial.build.index.embed import corpus_model, load_embedder
@@ -150,23 +150,19 @@ def test_unreadable_pdf_tables_cache_is_read_again_not_an_error(tmp_path, conten
 def test_tables_begun_before_the_ingest_give_the_same_norms():
     """The read stage begins reading RD 818/2009's PDF tables while it parses the XML
     (ingest/read.py: start_tables): the norms are those of reading them in turn."""
-    from datetime import date
-
     from citavial.build.ingest.markdown import ingest_norms, start_tables
     copies = list(verify_norms(CORPUS).values())
-    as_of = date(2026, 11, 29)
     with ThreadPoolExecutor(max_workers=1) as pool:
         tables = start_tables(copies, pool)
         assert set(tables) == {"RD-818/2009"}   # the one norm with tables in its PDF
-        early = ingest_norms(copies, as_of, None, tables)
-    assert early == ingest_norms(copies, as_of)
+        early = ingest_norms(copies, AS_OF, None, tables)
+    assert early == ingest_norms(copies, AS_OF)
 
 
 def test_a_table_read_begun_early_fails_the_build_with_its_own_error(monkeypatch):
     """A failure in the background read (poppler missing) is the ingest's error, unchanged,
     not a second read on the ingest's own thread."""
     import threading
-    from datetime import date
 
     from citavial.build.errors import BuildError
     from citavial.build.ingest import markdown
@@ -184,4 +180,4 @@ def test_a_table_read_begun_early_fails_the_build_with_its_own_error(monkeypatch
     with ThreadPoolExecutor(max_workers=1) as pool:
         tables = markdown.start_tables(copies, pool)
         with pytest.raises(BuildError, match="pdftotext: is not installed"):
-            markdown.ingest_norms(copies, date(2026, 11, 29), None, tables)
+            markdown.ingest_norms(copies, AS_OF, None, tables)

@@ -90,15 +90,15 @@ class GzipMemo(dict):
         for rel in rels:
             path = os.path.join(stage, rel)
             known = self._sized(path)
-            if known is not None and known[1] < min_size:
+            if known is None:   # read and compressed by precompress
+                rest.append(rel)
+                continue
+            if known[1] < min_size:
                 continue   # too small to compress: no twin, as in precompress
-            if known is not None:
-                self._kept.add(known[0])
-                if known[2] >= known[1]:
-                    continue   # no smaller compressed: no twin
+            self._kept.add(known[0])
+            if known[2] >= known[1]:
+                continue   # no smaller compressed: no twin
             try:
-                if known is None:
-                    raise OSError
                 self.cache.place(self._known[known[0]][0], path + ".gz")
             except OSError:
                 rest.append(rel)

@@ -65,9 +65,8 @@ def ingest_report(copy: NormCopy, as_of: date, cache_dir: Path | None = None,
         if copy.pdf is None:
             raise BuildError(str(copy.markdown), f"{copy.norm} needs its PDF for {specs[0]}",
                              "list the PDF in corpus/norms/MANIFEST.json")
-        pages = _pages(copy.norm)
         read = (tables[copy.norm].result() if tables and copy.norm in tables
-                else read_tables(copy.pdf, pages, cache_dir))
+                else read_tables(copy.pdf, _pages(copy.norm), cache_dir))
         for table_spec in specs:
             walk.recovered.setdefault(table_spec.unit, []).append(
                 (table_spec.after, recover(table_spec, copy.pdf, read)))
