@@ -1,0 +1,81 @@
+"""Benchmark: Chromium's CPU per fresh navigation, with the suite's switches and without one.
+
+Prints figures; asserts nothing. Run (after `citavial build`):
+    .venv/bin/python tests/bench/bench_navigation.py [--dist dist] [--urls 70] [--rounds 3]
+
+Opens an even sample of the link check's URLs (tests/link_check.py) one after another, each a
+fresh navigation followed by about:blank, in a Chromium launched as the suite launches it
+(tests/support.py CHROMIUM_ARGS), then in one with RenderDocument back on (the same switch with
+only Playwright's own features), alternated ``--rounds`` times. The CPU is that of this process
+and every process below it (tests/suite_clock.py tree_cpu: Chromium and the loopback server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import sys
+import threading
+import time
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from link_check import link_cases  # noqa: E402
+from suite_clock import tree_cpu  # noqa: E402
+from support import CHROMIUM, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED_FEATURES, ROOT, QuietHandler  # noqa: E402
+
+VARIANTS = {
+    "suite switches": CHROMIUM_ARGS,
+    "RenderDocument on": [*CHROMIUM_ARGS[:-1],
+                          "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES)],
+}
+
+
+def _run(playwright, args: list[str], base: str, urls: list[str]) -> tuple[float, float]:
+    """(CPU s, wall s) of opening ``urls`` in a fresh Chromium launched with ``args``."""
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 720}, service_workers="block")
+        page.goto(base + urls[0])   # warm: the stylesheet and scripts in the HTTP cache
+        page.goto("about:blank")
+        cpu0, t0 = tree_cpu(), time.perf_counter()
+        for url in urls:
+            page.goto(base + url, wait_until="load")
+            page.evaluate("() => document.querySelector(':target')?.id")
+            page.goto("about:blank")
+        return tree_cpu() - cpu0, time.perf_counter() - t0
+    finally:
+        browser.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dist", type=Path, default=ROOT / "dist")
+    ap.add_argument("--urls", type=int, default=70)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    every = list(dict.fromkeys(url for _, url, _ in link_cases(args.dist)))
+    urls = every[:: max(1, len(every) // args.urls)][: args.urls]
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(QuietHandler, directory=str(args.dist)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    from playwright.sync_api import sync_playwright
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in VARIANTS}
+    with sync_playwright() as p:
+        for _ in range(args.rounds):
+            for name, switches in VARIANTS.items():
+                runs[name].append(_run(p, switches, base, urls))
+    server.shutdown()
+    print(f"{len(urls)} fresh navigations of the link check's URLs, {args.rounds} rounds "
+          "alternated; CPU s of Chromium and the server (each round, then the median):")
+    for name, rows in runs.items():
+        cpus = [round(c, 2) for c, _w in rows]
+        print(f"  {name:18s} CPU {cpus} median {statistics.median(cpus):.2f} s; "
+              f"wall median {statistics.median(w for _c, w in rows):.2f} s")
+
+
+if __name__ == "__main__":
+    main()
