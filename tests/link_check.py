@@ -16,20 +16,12 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from lxml import html as lhtml
-from support import AS_OF
+from support import AS_OF, target_when_set
 
 from citavial.build.gate.fragments import match_directive, parse_fragment, read_page
 
 SENTINEL = "text=citavial%20no%20es%20una%20publicaci%C3%B3n%20oficial"
 SAMPLE = 240
-
-_READ = """() => {
-  const t = document.querySelector(':target');
-  if (!t) return null;
-  const c = t.closest('[id]'), r = t.getBoundingClientRect();
-  return {id: c ? c.id : '', inView: r.bottom > 0 && r.top < innerHeight};
-}"""
-
 
 def _full_url(base: str, url: str) -> str:
     return f"{base}/{url}" + (f"&{SENTINEL}" if ":~:" in url else "")
@@ -52,9 +44,9 @@ def _leave(page, base: str, url: str) -> None:
 
 
 def _landed(page) -> dict | None:
-    """Once the page has loaded: the element Chromium targets, and whether it is in view."""
-    page.wait_for_function("() => document.querySelector(':target') !== null")
-    return page.evaluate(_READ)
+    """Once the page has loaded: the element Chromium targets, and whether it is in view (None
+    if Chromium targets nothing within the suite's budget)."""
+    return target_when_set(page)
 
 
 TABS = 4   # links navigated at once (check_links); 1 opens them one after another

@@ -68,6 +68,35 @@ STRETCH_SITE_TIMEOUTS = f"""(() => {{
 }})();"""
 
 
+# Chromium's ``:target`` once it is set, awaited and read in the page by one evaluate (polled
+# every 10 ms by a timer, not by animation frames: a tab in the background gets none), or null
+# after ``budget`` ms. Not page.wait_for_function: that first instantiates Playwright's injected
+# script in every new document, ~30 ms of renderer CPU per fresh navigation, which the link
+# checks pay on every link (tests/bench/bench_navigation.py measures the two).
+_TARGET_WHEN_SET = """budget => new Promise(done => {
+  const t0 = performance.now();
+  const poll = () => {
+    const t = document.querySelector(':target');
+    if (t) {
+      const c = t.closest('[id]'), r = t.getBoundingClientRect();
+      done({id: c ? c.id : '', inView: r.bottom > 0 && r.top < innerHeight});
+    } else if (performance.now() - t0 > budget) {
+      done(null);
+    } else {
+      setTimeout(poll, 10);
+    }
+  };
+  poll();
+})"""
+
+
+def target_when_set(page, budget_ms: float = WAIT_MS) -> dict | None:
+    """{"id": the id of ``:target``'s closest element with one, "inView": whether ``:target``
+    is in the viewport}, once Chromium has set ``:target``; None if it sets none in
+    ``budget_ms``."""
+    return page.evaluate(_TARGET_WHEN_SET, budget_ms)
+
+
 class QuietHandler(SimpleHTTPRequestHandler):
     """The static-file handler of the suite's loopback servers: no access log, and no
     traceback when the client hangs up mid-response. Chromium drops connections as a matter of

@@ -1,13 +1,20 @@
-"""Benchmark: Chromium's CPU per fresh navigation, with the suite's switches and without one.
+"""Benchmark: Chromium's CPU per fresh navigation, as the suite's link checks navigate and read
+the target, and with one of two things done the other way.
 
 Prints figures; asserts nothing. Run (after `citavial build`):
     .venv/bin/python tests/bench/bench_navigation.py [--dist dist] [--urls 70] [--rounds 3]
 
 Opens an even sample of the link check's URLs (tests/link_check.py) one after another, each a
-fresh navigation followed by about:blank, in a Chromium launched as the suite launches it
-(tests/support.py CHROMIUM_ARGS), then in one with RenderDocument back on (the same switch with
-only Playwright's own features), alternated ``--rounds`` times. The CPU is that of this process
-and every process below it (tests/suite_clock.py tree_cpu: Chromium and the loopback server).
+fresh navigation whose ``:target`` is awaited and read, followed by about:blank, in three
+variants, alternated ``--rounds`` times:
+- "suite": Chromium launched as the suite launches it (tests/support.py CHROMIUM_ARGS), the
+  target awaited and read in one evaluate (support.target_when_set);
+- "wait_for_function": the same Chromium, the target awaited with page.wait_for_function and
+  then read (Playwright instantiates its injected script in each new document first);
+- "RenderDocument on": the suite's read, in a Chromium with RenderDocument back on (the same
+  switch with only Playwright's own features).
+The CPU is that of this process and every process below it (tests/suite_clock.py tree_cpu:
+Chromium, Playwright's driver and the loopback server).
 """
 
 from __future__ import annotations
@@ -24,17 +31,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from link_check import link_cases  # noqa: E402
 from suite_clock import tree_cpu  # noqa: E402
-from support import CHROMIUM, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED_FEATURES, ROOT, QuietHandler  # noqa: E402
+from support import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PLAYWRIGHT_DISABLED_FEATURES,
+    ROOT,
+    QuietHandler,
+    target_when_set,
+)
 
-VARIANTS = {
-    "suite switches": CHROMIUM_ARGS,
-    "RenderDocument on": [*CHROMIUM_ARGS[:-1],
-                          "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES)],
+
+def _wait_for_function(page) -> dict | None:
+    page.wait_for_function("() => document.querySelector(':target') !== null")
+    return page.evaluate("() => ({id: document.querySelector(':target').closest('[id]')?.id})")
+
+
+VARIANTS = {   # name: (Chromium's switches, how the target is awaited and read)
+    "suite": (CHROMIUM_ARGS, target_when_set),
+    "wait_for_function": (CHROMIUM_ARGS, _wait_for_function),
+    "RenderDocument on": ([*CHROMIUM_ARGS[:-1],
+                           "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES)],
+                          target_when_set),
 }
 
 
-def _run(playwright, args: list[str], base: str, urls: list[str]) -> tuple[float, float]:
-    """(CPU s, wall s) of opening ``urls`` in a fresh Chromium launched with ``args``."""
+def _run(playwright, args: list[str], read, base: str, urls: list[str]) -> tuple[float, float]:
+    """(CPU s, wall s) of opening ``urls`` in a fresh Chromium launched with ``args``, each
+    target awaited and read by ``read``."""
     browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 720}, service_workers="block")
@@ -43,7 +66,8 @@ def _run(playwright, args: list[str], base: str, urls: list[str]) -> tuple[float
         cpu0, t0 = tree_cpu(), time.perf_counter()
         for url in urls:
             page.goto(base + url, wait_until="load")
-            page.evaluate("() => document.querySelector(':target')?.id")
+            if read(page) is None:
+                raise SystemExit(f"{url}: Chromium targets nothing")
             page.goto("about:blank")
         return tree_cpu() - cpu0, time.perf_counter() - t0
     finally:
@@ -66,8 +90,8 @@ def main() -> None:
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in VARIANTS}
     with sync_playwright() as p:
         for _ in range(args.rounds):
-            for name, switches in VARIANTS.items():
-                runs[name].append(_run(p, switches, base, urls))
+            for name, (switches, read) in VARIANTS.items():
+                runs[name].append(_run(p, switches, read, base, urls))
     server.shutdown()
     print(f"{len(urls)} fresh navigations of the link check's URLs, {args.rounds} rounds "
           "alternated; CPU s of Chromium and the server (each round, then the median):")

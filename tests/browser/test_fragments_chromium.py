@@ -16,18 +16,11 @@ import random
 import fragment_cases
 import pytest
 from fragment_cases import SENTINEL, page_html, python_target
+from support import WAIT_MS, target_when_set
 
 from citavial.build.gate.fragments import deep_link, read_page
 
 pytestmark = pytest.mark.browser
-
-_READ_TARGET = """() => {
-  const t = document.querySelector(':target');
-  if (!t) return null;
-  const c = t.closest('[id]');
-  const r = t.getBoundingClientRect();
-  return {id: c ? c.id : '', inView: r.bottom > 0 && r.top < innerHeight};
-}"""
 
 
 def _fragment_url(url: str, fragment: str) -> str:
@@ -44,18 +37,13 @@ def chromium_target(page, url: str, fragment: str, expect: str | None) -> str | 
 
 
 def _read_target(page, fragment: str, expect: str | None) -> str | None:
-    # Where the Python model expects a target, wait for it within the context's budget (a
-    # loaded runner may take seconds after the load). Where it expects none, 3 s on purpose:
-    # some cases target nothing at all (a match in a <textarea> or a closed <details>: not even
-    # the sentinel), and the budget would cost 120 s each (measured: 3 cases). The risk left
-    # there is only a missed disagreement on a very loaded machine, never a false failure.
-    try:
-        page.wait_for_function("() => document.querySelector(':target') !== null",
-                               **({} if expect is not None else {"timeout": 3000}))
-    except Exception:  # noqa: BLE001 - playwright TimeoutError: nothing was targeted
-        return None
-    found = page.evaluate(_READ_TARGET)
-    if found["id"] == "sentinel":
+    # Where the Python model expects a target, wait for it within the suite's budget (a loaded
+    # runner may take seconds after the load). Where it expects none, 3 s on purpose: some
+    # cases target nothing at all (a match in a <textarea> or a closed <details>: not even the
+    # sentinel), and the budget would cost 120 s each (measured: 3 cases). The risk left there
+    # is only a missed disagreement on a very loaded machine, never a false failure.
+    found = target_when_set(page, WAIT_MS if expect is not None else 3000)
+    if found is None or found["id"] == "sentinel":
         return None
     assert found["inView"], f"{fragment}: target #{found['id']} was not scrolled into view"
     return found["id"]
