@@ -36,28 +36,16 @@ def served(built_site, tmp_path_factory):
         yield srv.url, state
 
 
-def _phone(browser):
+@pytest.fixture(scope="module")
+def visited_phone(browser, served):
+    """A phone after one visit: its worker installed, every page precached. Shared by this
+    module's tests (each precache of the ~600 pages costs seconds of CPU); each test sets it
+    online or offline as it needs, and the update test, which replaces its worker, comes last."""
     ctx = browser.new_context(**PHONE, service_workers="allow")   # what this module is about
     ctx.route("http://127.0.0.1:8000/**", lambda route: route.abort())   # no stray worker
-    return ctx
-
-
-@pytest.fixture
-def phone(browser):
-    ctx = _phone(browser)
-    yield ctx
-    ctx.close()
-
-
-@pytest.fixture(scope="module")
-def offline_phone(browser, served):
-    """A phone after one visit (its worker installed, every page precached), then offline:
-    shared by the offline tests, since each precache of the ~600 pages costs seconds of CPU."""
-    ctx = _phone(browser)
     page = ctx.new_page()
     first_visit(page, served[0])
     page.close()
-    ctx.set_offline(True)
     yield ctx
     ctx.close()
 
@@ -119,9 +107,10 @@ def answer_one(page) -> str:
     return question
 
 
-def test_the_study_site_works_offline_after_one_visit(served, offline_phone):
+def test_the_study_site_works_offline_after_one_visit(served, visited_phone):
     url, state = served
-    page = offline_phone.new_page()
+    visited_phone.set_offline(True)
+    page = visited_phone.new_page()
 
     page.goto(f"{url}/art48.html")
     assert page.inner_text("h1 .unit-title").startswith("Velocidades máximas")
@@ -162,13 +151,14 @@ def test_the_study_site_works_offline_after_one_visit(served, offline_phone):
     assert page.input_value("#buscar-q") == "¿Puedo adelantar en una curva?"
 
 
-def test_simulacro_offline(served, offline_phone):
+def test_simulacro_offline(served, visited_phone):
     """The simulacro (another page type, added by its own change) loads offline with all of its
     scripts: precaching covers any page the build writes."""
     url, state = served
     if not (state.dist_dir / "simulacro.html").is_file():
         pytest.skip("this build has no simulacro page yet")
-    page = offline_phone.new_page()
+    visited_phone.set_offline(True)
+    page = visited_phone.new_page()
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.on("requestfailed", lambda r: problems.append(r.url))
@@ -179,12 +169,15 @@ def test_simulacro_offline(served, offline_phone):
     assert problems == []
 
 
-def test_a_new_build_is_offered_and_keeps_progress(served, phone, tmp_path, warm_build_cache):
+def test_a_new_build_is_offered_and_keeps_progress(served, visited_phone, tmp_path,
+                                                  warm_build_cache):
     from citavial.build.pipeline import build_site
     url, state = served
     old_dist = state.dist_dir
-    page = phone.new_page()
+    visited_phone.set_offline(False)
+    page = visited_phone.new_page()
     first_visit(page, url)
+    page.evaluate(f"localStorage.removeItem('{PROGRESS_KEY}')")   # a student with no progress yet
     page.goto(f"{url}/practica.html")
     question = answer_one(page)
     before = page.evaluate(f"localStorage.getItem('{PROGRESS_KEY}')")
