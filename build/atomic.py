@@ -120,9 +120,7 @@ def staged_dir(target: Path) -> Iterator[Path]:
     target = Path(target).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(target, "stage")
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.stage-", dir=target.parent))
-    held = os.open(stage, os.O_RDONLY)
-    fcntl.flock(held, fcntl.LOCK_EX)   # this build's stage is live while the lock is held
+    stage, held = _locked_dir(f".{target.name}.stage-", target.parent)   # live while held
     try:
         yield stage
     except BaseException:
@@ -150,14 +148,31 @@ def side_dir(stage: Path) -> Iterator[Path]:
     goes on (build/index/job.py); removed on exit. Named and locked like a stage, so one that a
     killed build left is removed by the next build (``_remove_stale``)."""
     stage = Path(stage)
-    folder = Path(tempfile.mkdtemp(prefix=f"{stage.name}-side-", dir=stage.parent))
-    held = os.open(folder, os.O_RDONLY)
+    folder, held = _locked_dir(f"{stage.name}-side-", stage.parent)
     try:
-        fcntl.flock(held, fcntl.LOCK_EX)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         os.close(held)
+
+
+def _locked_dir(prefix: str, parent: Path) -> tuple[Path, int]:
+    """A new folder ``prefix`` + a random suffix in ``parent``, and a descriptor that holds an
+    exclusive lock on it. The folder is made under another name and renamed once locked: another
+    build's clean-up of stale ``prefix`` folders (``_remove_stale``) never meets it unlocked. (Two
+    builds started together once did: one removed the stage the other had just made, whose
+    build then failed with FileNotFoundError, in CI.)"""
+    fresh = Path(tempfile.mkdtemp(prefix=f".new{prefix}", dir=parent))
+    held = os.open(fresh, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        folder = parent / (prefix + fresh.name.removeprefix(f".new{prefix}"))
+        os.rename(fresh, folder)
+    except BaseException:
+        os.close(held)
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    return folder, held
 
 
 def _swap_in(stage: Path, target: Path) -> Path | None:

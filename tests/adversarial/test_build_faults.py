@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from support import AS_OF, CORPUS, ROOT, SITE_SRC, tree_hash
+from support import AS_OF, CORPUS, ROOT, SITE_SRC, WAIT_S, tree_hash
 
 from citavial.build.corpus.integrity import load_manifest, sha256_hex, write_manifest
 from citavial.build.errors import BuildError
@@ -85,3 +85,41 @@ def test_two_builds_at_once_leave_a_whole_dist(tmp_path, warm_build_cache):
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".dist.") and
                  not p.name.endswith(".lock")]
     assert leftovers == []
+
+
+def test_a_build_never_removes_the_stage_another_has_just_made(tmp_path, monkeypatch):
+    """Two builds start together: the second's clean-up of stale stages runs while the first
+    has made its stage folder and not yet locked it (that window widened here to 0.3 s). Both
+    finish, the last swap wins, no stage is left. Before a stage was made under another name and
+    renamed once locked, the clean-up removed the first's stage (FileNotFoundError, in CI)."""
+    import tempfile
+    import threading
+
+    from citavial.build import atomic
+    target, made, real = tmp_path / "dist", threading.Event(), tempfile.mkdtemp
+
+    def slow_first(*args, **kwargs):
+        folder = real(*args, **kwargs)
+        if not made.is_set():
+            made.set()
+            time.sleep(0.3)
+        return folder
+
+    monkeypatch.setattr(atomic.tempfile, "mkdtemp", slow_first)
+    errors: list[BaseException] = []
+
+    def build(text: str) -> None:
+        try:
+            with atomic.staged_dir(target) as stage:
+                (stage / "index.html").write_text(text)
+        except Exception as err:  # noqa: BLE001 - reported by the assertion below
+            errors.append(err)
+
+    first = threading.Thread(target=build, args=("first",))
+    first.start()
+    assert made.wait(WAIT_S)
+    build("second")   # while the first is in its window
+    first.join(WAIT_S)
+    assert errors == []
+    assert (target / "index.html").read_text() in ("first", "second")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.lock", "dist"]
