@@ -51,9 +51,13 @@ def write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary sibling and ``os.replace``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # Made as .new, renamed .tmp once locked ("in use" for remove_stale_temps in other
+    # processes), so their clean-up never meets it unlocked (as _locked_dir does for stages).
+    fd, fresh = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+    tmp = fresh.removesuffix(".new") + ".tmp"
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)   # "in use" for remove_stale_temps in other processes
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.rename(fresh, tmp)
         os.fchmod(fd, FILE_MODE)   # mkstemp's 0600 would make a published file unreadable
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -61,7 +65,8 @@ def write_bytes(path: Path, data: bytes) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        for name in (fresh, tmp):
+            Path(name).unlink(missing_ok=True)
         raise
 
 

@@ -123,3 +123,39 @@ def test_a_build_never_removes_the_stage_another_has_just_made(tmp_path, monkeyp
     assert errors == []
     assert (target / "index.html").read_text() in ("first", "second")
     assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.lock", "dist"]
+
+
+def test_a_clean_up_never_removes_the_temporary_file_another_writer_has_just_made(tmp_path,
+                                                                                 monkeypatch):
+    """``write_bytes`` beside a ``remove_stale_temps`` (two `citavial check --fix-links` runs on
+    one note): the clean-up runs while the writer has made its temporary file and not yet
+    locked it (that window widened here to 0.3 s). The write lands whole, nothing is left."""
+    import tempfile
+    import threading
+
+    from citavial.build import atomic
+    note, made, real = tmp_path / "nota.md", threading.Event(), tempfile.mkstemp
+
+    def slow(*args, **kwargs):
+        out = real(*args, **kwargs)
+        made.set()
+        time.sleep(0.3)
+        return out
+
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", slow)
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            atomic.write_bytes(note, b"la nota")
+        except Exception as err:  # noqa: BLE001 - reported by the assertion below
+            errors.append(err)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert made.wait(WAIT_S)
+    atomic.remove_stale_temps(note)   # while the writer is in its window
+    writer.join(WAIT_S)
+    assert errors == []
+    assert note.read_bytes() == b"la nota"
+    assert [p.name for p in tmp_path.iterdir()] == ["nota.md"]
