@@ -23,6 +23,7 @@ from citavial.build.gate.fragments import match_directive, parse_fragment, read_
 SENTINEL = "text=citavial%20no%20es%20una%20publicaci%C3%B3n%20oficial"
 SAMPLE = 240
 
+
 def _full_url(base: str, url: str) -> str:
     return f"{base}/{url}" + (f"&{SENTINEL}" if ":~:" in url else "")
 

@@ -43,18 +43,24 @@ def _processes() -> dict[int, tuple[int, float]]:
     return out
 
 
-def tree_cpu(pid: int | None = None) -> float:
-    """CPU seconds of ``pid`` (this process by default) and every live process below it."""
-    procs = _processes()
+def below(pid: int | None = None, procs: dict[int, tuple[int, float]] | None = None) -> list[int]:
+    """``pid`` (this process by default) and every live process below it."""
+    procs = _processes() if procs is None else procs
     kids: dict[int, list[int]] = {}
     for child, (parent, _cpu) in procs.items():
         kids.setdefault(parent, []).append(child)
-    total, todo = 0.0, [os.getpid() if pid is None else pid]
+    found, todo = [], [os.getpid() if pid is None else pid]
     while todo:
         at = todo.pop()
-        total += procs.get(at, (0, 0.0))[1]
+        found.append(at)
         todo += kids.get(at, [])
-    return total
+    return found
+
+
+def tree_cpu(pid: int | None = None) -> float:
+    """CPU seconds of ``pid`` (this process by default) and every live process below it."""
+    procs = _processes()
+    return sum(procs.get(at, (0, 0.0))[1] for at in below(pid, procs))
 
 
 def record(path: str, nodeid: str, start: float, cpu0: float) -> None:

@@ -10,10 +10,10 @@ it).
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
+from suite_clock import below
 from support import PLAYWRIGHT_DISABLED_FEATURES
 
 pytestmark = pytest.mark.browser
@@ -23,28 +23,14 @@ def _chromium_below_us() -> list[str]:
     """The command lines (one string each) of the Chromium processes below this test process:
     the session's browser (fixture ``browser``; a second Playwright in this process would be
     refused) and its children."""
-    parent: dict[int, int] = {}
-    lines: dict[int, str] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
+    lines = []
+    for pid in sorted(below()):
         try:
-            with open(f"/proc/{name}/stat", encoding="utf-8") as fh:
-                parent[int(name)] = int(fh.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{name}/cmdline", "rb") as fh:
-                lines[int(name)] = fh.read().replace(b"\0", b" ").decode()
-        except (OSError, ValueError):   # ended meanwhile
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                lines.append(fh.read().replace(b"\0", b" ").decode())
+        except OSError:   # ended meanwhile
             continue
-
-    def below_us(pid: int) -> bool:
-        while pid > 1:
-            pid = parent.get(pid, 0)
-            if pid == os.getpid():
-                return True
-        return False
-
-    return [line for pid, line in sorted(lines.items())
-            if below_us(pid) and line.startswith("/usr/lib/chromium/chromium")]
+    return [line for line in lines if line.startswith("/usr/lib/chromium/chromium")]
 
 
 def _disabled(line: str) -> list[set[str]]:

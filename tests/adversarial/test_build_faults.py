@@ -87,39 +87,55 @@ def test_two_builds_at_once_leave_a_whole_dist(tmp_path, warm_build_cache):
     assert leftovers == []
 
 
+
+def _in_its_window(monkeypatch, maker: str, first, during) -> list[BaseException]:
+    """Run ``first`` in a thread whose first ``tempfile.<maker>`` call waits 0.3 s once it has
+    made its file or folder (the window before ``build/atomic.py`` locks it), and ``during`` in
+    that window; return what ``first`` raised."""
+    import tempfile
+    import threading
+
+    from citavial.build import atomic
+    made, real = threading.Event(), getattr(tempfile, maker)
+
+    def slow_first(*args, **kwargs):
+        out = real(*args, **kwargs)
+        if not made.is_set():
+            made.set()
+            time.sleep(0.3)
+        return out
+
+    monkeypatch.setattr(atomic.tempfile, maker, slow_first)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            first()
+        except Exception as err:  # noqa: BLE001 - returned to the test, which asserts on it
+            errors.append(err)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert made.wait(WAIT_S)
+    during()
+    thread.join(WAIT_S)
+    return errors
+
+
+def _build(target, text: str) -> None:
+    from citavial.build import atomic
+    with atomic.staged_dir(target) as stage:
+        (stage / "index.html").write_text(text)
+
+
 def test_a_build_never_removes_the_stage_another_has_just_made(tmp_path, monkeypatch):
     """Two builds start together: the second's clean-up of stale stages runs while the first
     has made its stage folder and not yet locked it (that window widened here to 0.3 s). Both
     finish, the last swap wins, no stage is left. Before a stage was made under another name and
     renamed once locked, the clean-up removed the first's stage (FileNotFoundError, in CI)."""
-    import tempfile
-    import threading
-
-    from citavial.build import atomic
-    target, made, real = tmp_path / "dist", threading.Event(), tempfile.mkdtemp
-
-    def slow_first(*args, **kwargs):
-        folder = real(*args, **kwargs)
-        if not made.is_set():
-            made.set()
-            time.sleep(0.3)
-        return folder
-
-    monkeypatch.setattr(atomic.tempfile, "mkdtemp", slow_first)
-    errors: list[BaseException] = []
-
-    def build(text: str) -> None:
-        try:
-            with atomic.staged_dir(target) as stage:
-                (stage / "index.html").write_text(text)
-        except Exception as err:  # noqa: BLE001 - reported by the assertion below
-            errors.append(err)
-
-    first = threading.Thread(target=build, args=("first",))
-    first.start()
-    assert made.wait(WAIT_S)
-    build("second")   # while the first is in its window
-    first.join(WAIT_S)
+    target = tmp_path / "dist"
+    errors = _in_its_window(monkeypatch, "mkdtemp", lambda: _build(target, "first"),
+                            lambda: _build(target, "second"))
     assert errors == []
     assert (target / "index.html").read_text() in ("first", "second")
     assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.lock", "dist"]
@@ -130,32 +146,10 @@ def test_a_clean_up_never_removes_the_temporary_file_another_writer_has_just_mad
     """``write_bytes`` beside a ``remove_stale_temps`` (two `citavial check --fix-links` runs on
     one note): the clean-up runs while the writer has made its temporary file and not yet
     locked it (that window widened here to 0.3 s). The write lands whole, nothing is left."""
-    import tempfile
-    import threading
-
     from citavial.build import atomic
-    note, made, real = tmp_path / "nota.md", threading.Event(), tempfile.mkstemp
-
-    def slow(*args, **kwargs):
-        out = real(*args, **kwargs)
-        made.set()
-        time.sleep(0.3)
-        return out
-
-    monkeypatch.setattr(atomic.tempfile, "mkstemp", slow)
-    errors: list[BaseException] = []
-
-    def write() -> None:
-        try:
-            atomic.write_bytes(note, b"la nota")
-        except Exception as err:  # noqa: BLE001 - reported by the assertion below
-            errors.append(err)
-
-    writer = threading.Thread(target=write)
-    writer.start()
-    assert made.wait(WAIT_S)
-    atomic.remove_stale_temps(note)   # while the writer is in its window
-    writer.join(WAIT_S)
+    note = tmp_path / "nota.md"
+    errors = _in_its_window(monkeypatch, "mkstemp", lambda: atomic.write_bytes(note, b"la nota"),
+                            lambda: atomic.remove_stale_temps(note))
     assert errors == []
     assert note.read_bytes() == b"la nota"
     assert [p.name for p in tmp_path.iterdir()] == ["nota.md"]
