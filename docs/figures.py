@@ -151,7 +151,8 @@ def _answers(a: dict) -> list[str]:
     lines.append("")
     p = a.get("practice")
     if p:
-        lines += [f"Pasted practice questions with their options (n = {p['n']}): the right "
+        lines += [f"Our own practice bank pasted with its options (written from the passages, "
+                  f"like the hooks: a regression figure, not a real-exam one; n = {p['n']}): the right "
                   f"option named in {p['right']}, a wrong one in {p['wrong']}, \"cannot decide\" "
                   f"in {p['undecided']} ({p['accuracy_when_deciding']:.3f} right when it "
                   "decides).", ""]
