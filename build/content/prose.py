@@ -145,10 +145,32 @@ class Passages:
     def __init__(self, reg: Regulation, others: tuple[Regulation, ...] = ()) -> None:
         self.reg = reg
         self.others = others
+        # ~700 items cite ~400 passages: each passage's text, numbers and folded form are
+        # computed once (the same values; a check of every item was ~0.5 s of the read stage)
+        self._texts: dict[str, str] = {}
+        self._quantities: dict[str, list[Quantity]] = {}
+        self._folded: dict[str, str] = {}
 
     def text(self, ref: str) -> str:
         """The passage (with its descendants) and, for a list item, its lead-ins: "Queda
         prohibido adelantar:" is what "d) En los pasos a nivel" says."""
+        if ref not in self._texts:
+            self._texts[ref] = self._text(ref)
+        return self._texts[ref]
+
+    def quantities(self, text: str) -> list[Quantity]:
+        """``quantities(text)`` of a passage text (shared: not to be changed)."""
+        if text not in self._quantities:
+            self._quantities[text] = quantities(text)
+        return self._quantities[text]
+
+    def folded(self, text: str) -> str:
+        """``fold(text)`` of a passage text."""
+        if text not in self._folded:
+            self._folded[text] = fold(text)
+        return self._folded[text]
+
+    def _text(self, ref: str) -> str:
         unit = unit_of(regulation_for(ref, self.reg, self.others), ref)
         if unit is None:
             return ""
@@ -191,22 +213,24 @@ def check_item(item: ProseItem, passages: Passages) -> list[BuildError]:
     where = f"{item.file}:{item.line}"
     cited = ", ".join(r.fragment if r.norm == NORM else str(r)   # another norm's in full
                       for r in sorted(map(Ref.parse, texts), key=lambda r: r.sort_key)) or "nothing"
-    return (_numbers(item, texts, where, cited) + _absolutes(item, texts, where, cited)
+    return (_numbers(item, texts, where, cited, passages)
+            + _absolutes(item, texts, where, cited, passages)
             + ([] if item.inherited else _lead_ins(item, passages, where)))
 
 
-def _numbers(item: ProseItem, texts: dict[str, str], where: str, cited: str) -> list[BuildError]:
-    have = [(quantities(t), fold(t)) for t in texts.values()]
+def _numbers(item: ProseItem, texts: dict[str, str], where: str, cited: str,
+             passages: Passages) -> list[BuildError]:
+    have = [passages.quantities(t) for t in texts.values()]
     given = {q.value for q in quantities(item.given)}
     out = []
     for q in quantities(item.text):
         if q.value in given and q.unit != "code":
             continue
         if q.unit == "code":
-            ok = any(any(h.unit == "code" and h.value == q.value for h in qs) for qs, _ in have)
+            ok = any(any(h.unit == "code" and h.value == q.value for h in qs) for qs in have)
         else:
             ok = any(any(h.value == q.value for h in qs)
-                     and (not q.unit or any(h.unit == q.unit for h in qs)) for qs, _ in have)
+                     and (not q.unit or any(h.unit == q.unit for h in qs)) for qs in have)
         if not ok:
             out.append(BuildError(where, f"number «{q.shown}» does not occur in a cited passage "
                                          f"({cited})",
@@ -216,8 +240,8 @@ def _numbers(item: ProseItem, texts: dict[str, str], where: str, cited: str) -> 
 
 
 def _absolutes(item: ProseItem, texts: dict[str, str], where: str,
-               cited: str) -> list[BuildError]:
-    folded = [fold(t) for t in texts.values()]
+               cited: str, passages: Passages) -> list[BuildError]:
+    folded = [passages.folded(t) for t in texts.values()]
     excepted = (bool(PROSE_EXCEPTION.search(fold(item.text))) and len(item.citations) > 1
                 and any(PROSE_EXCEPTION.search(t) for t in folded))
     out = []
