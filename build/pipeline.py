@@ -168,26 +168,30 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     site_src = Path(site_src)
     base_url = normalize_base_url(base_url)
     cache.hold()   # one collection of unnamed blobs, after the last entry (cache.release)
-    corpus = read_corpus(Path(corpus_dir), as_of, cache_dir,   # the build's one read of it
-                         (cache, inputs))
-    reg, others = corpus.regulation, corpus.others
-    guides = [] if regulation_only else read_guides(site_src / "content")
-    bank = [] if regulation_only else read_bank(site_src / "practice")
-    citations = [c for g in guides for c in g.citations] + [c for q in bank for c in q.citations]
-    items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
-    findings = ProseMemo(cache, inputs).check(reg, items, others)   # reported with the gate's
-    #                                                   failures, then alone
-    changes, recent, change_links = _changes(corpus.wordings, reg, (cache, inputs))
-    fetched = local_images(Path(corpus_dir))
-    images = {src: f"{IMAGES_DIR}/{path.name}" for src, path in fetched.items()}
-    clock.lap("read")
-    # the index job ends (its child, if any) before the staging folder is removed
+    # the index job ends (its child, if any) before the staging folder is removed; its
+    # passages are those of ``reg`` and ``others``, read below before ``index.start``
     with staged_dir(Path(out_dir)) as stage, IndexJob(
             lambda: passages_of((reg, *others)), Path(corpus_dir), cache_dir, stage) as index:
         norms = norms_key(inputs, site_src, base_url)
         proven = Links(cache, norms, stage)   # the deep links, unless the pages are unchanged
         if proven.allowlist is None:   # new deep links, so most likely a new index: its
-            index.start()              # analysis runs beside render, gate and pages
+            index.spawn()              # child starts (imports) beside the read
+        corpus = read_corpus(Path(corpus_dir), as_of, cache_dir,   # the build's one read of it
+                             (cache, inputs))
+        reg, others = corpus.regulation, corpus.others
+        guides = [] if regulation_only else read_guides(site_src / "content")
+        bank = [] if regulation_only else read_bank(site_src / "practice")
+        citations = [c for g in guides for c in g.citations] + [
+            c for q in bank for c in q.citations]
+        items = [i for g in guides for i in prose_items(g)] + practice_prose(bank)
+        findings = ProseMemo(cache, inputs).check(reg, items, others)   # reported with the
+        #                                                   gate's failures, then alone
+        changes, recent, change_links = _changes(corpus.wordings, reg, (cache, inputs))
+        fetched = local_images(Path(corpus_dir))
+        images = {src: f"{IMAGES_DIR}/{path.name}" for src, path in fetched.items()}
+        clock.lap("read")
+        if proven.allowlist is None:
+            index.start()              # its analysis runs beside render, gate and pages
         pages = render_norms(cache, norms, stage, site_src, (reg, *others), fetched, base_url,
                              change_links)
         clock.lap("render")

@@ -82,7 +82,8 @@ def stuck_cache(tmp_path, corpus):
 
 def test_the_child_writes_the_very_files_of_the_build_s_own_process(tmp_path, corpus,
                                                                     monkeypatch):
-    """Started in a child (and given the URLs and signs later) or computed at finish in this
+    """Started in a child (and given the URLs and signs later), or spawned before its
+    passages are known and given them with its order, or computed at finish in this
     process: the same index files, byte for byte, and the same report; the embeddings cache
     is written either way."""
     urls, signs = _urls(), _signs()
@@ -91,6 +92,12 @@ def test_the_child_writes_the_very_files_of_the_build_s_own_process(tmp_path, co
         assert beside.started
         beside.order(urls, signs)
         report_a = beside.finish()
+    with _job(corpus, tmp_path / "c", tmp_path / "cache-c") as early:
+        early.spawn()
+        assert early.started
+        early.order(urls, signs)   # no start: the order sends the passages first
+        assert _report_without_times(early.finish()) == _report_without_times(report_a)
+    assert tree_hash(tmp_path / "a") == tree_hash(tmp_path / "c")
     monkeypatch.setenv(job.ENV_VAR, "0")
     with _job(corpus, tmp_path / "b", tmp_path / "cache-b") as inside:
         inside.start()
@@ -175,14 +182,14 @@ def test_a_killed_child_is_an_error_not_a_hang(tmp_path, corpus):
 
 
 def test_leaving_the_block_ends_a_child_that_was_not_finished(tmp_path, corpus, stuck_cache):
-    """A failed stage, or an index from the stage cache: the child is ended at once (given
-    its order or not; blocked in a system call or not), its folder removed, nothing written
-    into the stage."""
-    for ordered, cache in ((False, tmp_path / "cache"), (True, tmp_path / "cache"),
-                           (True, stuck_cache)):
+    """A failed stage (the read, before the child had its passages, included), or an index
+    from the stage cache: the child is ended at once (given its passages and order or not;
+    blocked in a system call or not), its folder removed, nothing written into the stage."""
+    for ordered, cache in ((None, tmp_path / "cache"), (False, tmp_path / "cache"),
+                           (True, tmp_path / "cache"), (True, stuck_cache)):
         stage = tmp_path / f"out-{ordered}-{cache.name}"
         with _job(corpus, stage, cache) as beside:
-            beside.start()
+            beside.spawn() if ordered is None else beside.start()
             pid = beside._proc.pid
             if ordered:
                 beside.order(_urls(), _signs())
@@ -190,7 +197,8 @@ def test_leaving_the_block_ends_a_child_that_was_not_finished(tmp_path, corpus, 
         assert list(stage.iterdir()) == []
     assert not (tmp_path / "cache").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "corpus", "out-False-cache", "out-True-cache", "out-True-stuck-cache", "stuck-cache"]
+        "corpus", "out-False-cache", "out-None-cache", "out-True-cache", "out-True-stuck-cache",
+        "stuck-cache"]
 
 
 _ORPHAN = """

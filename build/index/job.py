@@ -4,10 +4,12 @@ Most of the index stage's CPU (tokenising, folding and embedding ~17,800 texts, 
 lexical data: make.prepare_index) reads only the passages, the hooks and the embeddings model,
 all known once the corpus is read. Only writing the index needs what the gate and the pages
 stage make: every passage's deep link (passages.json, the static shards, the index's version
-hash) and the signs. ``IndexJob.start`` therefore begins the index in a child process right
-after the read stage, and ``finish``, at the index stage, hands it the URLs and signs, waits for
-it to write the index files into the staging folder and returns its report: on two cores the
-analysis runs while the parent renders, gates and writes the pages. Same bytes either way.
+hash) and the signs. ``IndexJob.spawn`` therefore starts a child process before the read
+stage (its interpreter, numpy and the embedder load while the build reads the corpus),
+``start`` gives it the passages right after the read, and ``finish``, at the index stage, hands
+it the URLs and signs, waits for it to write the index files into the staging folder and
+returns its report: on two cores the analysis runs while the parent renders, gates and writes
+the pages. Same bytes either way.
 
 The child is a fresh interpreter (as multiprocessing's "spawn", never a fork: builds run inside
 threaded processes, pytest-xdist workers and the worker server, where a forked child may inherit
@@ -77,17 +79,27 @@ class Inputs(NamedTuple):
     cache_dir: Path | None    # the embeddings cache (make/analysis.py), None for none
 
 
-def plan(inputs: Inputs) -> tuple[Any, tuple[Any, ...]]:
+def prepare(corpus_dir: Path, cache_dir: Path | None) -> Any:
+    """The Analysis the indexes share, before any passage is known: numpy and the embedder
+    (~0.3 s of CPU, imported here so that only where the index is computed loads them), the
+    model and the embeddings cache. A child does this while the build reads the corpus."""
+    from citavial.build.index.embed import corpus_model, load_embedder
+    from citavial.build.index.make import Analysis
+
+    return Analysis(load_embedder(corpus_model(corpus_dir)), cache_dir)
+
+
+def plan(inputs: Inputs, analysis: Any = None) -> tuple[Any, tuple[Any, ...]]:
     """(the shared Analysis, the product's and the dev-clean index prepared): the product's
     index (dist/index/, every promoted hook, + the static search) and the dev-clean one that
     dev-split measurements read (dist/index-dev/, build/index/hooks.py), sharing one analysis
-    of their texts, over the passages of every norm (the other norms have no hooks and enter
-    the ranking with a prior: lexical.OTHER_NORM_PRIOR). Imported here: numpy and the embedder
-    (~0.3 s of CPU) are loaded only where the index is computed."""
-    from citavial.build.index.embed import corpus_model, load_embedder
-    from citavial.build.index.make import DEV_INDEX_DIR, Analysis, prepare_index, promoted_hooks
+    of their texts (``analysis``: ``prepare``'s, or None to prepare it now), over the passages
+    of every norm (the other norms have no hooks and enter the ranking with a prior:
+    lexical.OTHER_NORM_PRIOR)."""
+    from citavial.build.index.make import DEV_INDEX_DIR, prepare_index, promoted_hooks
 
-    analysis = Analysis(load_embedder(corpus_model(inputs.corpus_dir)), inputs.cache_dir)
+    if analysis is None:
+        analysis = prepare(inputs.corpus_dir, inputs.cache_dir)
     product = prepare_index(inputs.passages, promoted_hooks(inputs.corpus_dir),
                             analysis=analysis)
     dev = prepare_index(inputs.passages, promoted_hooks(inputs.corpus_dir, dev_clean=True),
@@ -142,12 +154,15 @@ def _child_main() -> None:
 
 
 def _serve(conn: Connection, answer: Connection) -> None:
-    """The child: read the inputs, plan, wait for (URLs, signs, folder) or None, write,
-    answer ("ok", report), ("error", fields, many) or ("crash", traceback)."""
+    """The child: read the folders and prepare, read the passages and plan, wait for (URLs,
+    signs, folder) or None, write, answer ("ok", report), ("error", fields, many) or
+    ("crash", traceback)."""
     gc.disable()   # as in the build's own process (pipeline.build_site): acyclic, short-lived
     signal.signal(signal.SIGTERM, _ended)   # ended (IndexJob.close): unwind, no temp file left
     try:
-        planned = plan(conn.recv())
+        corpus_dir, cache_dir = conn.recv()
+        analysis = prepare(corpus_dir, cache_dir)
+        planned = plan(Inputs(conn.recv(), corpus_dir, cache_dir), analysis)
         order = conn.recv()
         if order is None:
             return
@@ -180,8 +195,9 @@ def passages_of(regs: Sequence[Regulation]) -> tuple[Passage, ...]:
 
 class IndexJob:
     """The index of the passages ``passages()`` gives (passages_of the build's norms: only
-    called when the index is computed), for the staging folder ``stage``: begun by ``start``
-    (in a child when ``child_wanted``), given its URLs and signs by ``order``, put into the
+    called when the index is computed), for the staging folder ``stage``: its child started
+    early by ``spawn`` (when ``child_wanted``), begun by ``start`` (which spawns the child if
+    ``spawn`` did not), given its URLs and signs by ``order``, put into the
     stage by ``finish``; a context manager whose exit ends the child and removes its folder.
 
     The child writes the index into a folder of its own beside the stage (atomic.side_dir),
@@ -201,6 +217,7 @@ class IndexJob:
         self._exits = ExitStack()                 # the child's folder
         self._folder: Path | None = None
         self._done = False   # the child answered: it is ending on its own
+        self._given = False  # the child was sent the passages (start)
 
     def __enter__(self) -> IndexJob:
         return self
@@ -216,14 +233,12 @@ class IndexJob:
         """Whether a child is computing the index."""
         return self._proc is not None
 
-    def start(self) -> None:
-        """Begin the index now in a child process (unless ``child_wanted`` says no: then
-        ``finish`` computes it all). What goes down to the child (~2.5 MB of passages, then
-        the URLs) is written by a thread: the build goes on while the child's interpreter
-        starts and while it plans."""
+    def spawn(self) -> None:
+        """Start the child now, before the passages are known (unless ``child_wanted`` says
+        no): its interpreter, imports and embedder load (~0.3 s) run while the build reads the
+        corpus, instead of after it. ``start`` gives it the passages."""
         if self._proc is not None or not child_wanted():
             return
-        data = pickle.dumps(self._inputs(), protocol=pickle.HIGHEST_PROTOCOL)
         self._folder = self._exits.enter_context(side_dir(self.stage))
         # one-way pipes (a socket pair reports a peer that ended with unread data as a reset,
         # before what it wrote): inputs and orders down, the answer up, and the child's life
@@ -243,15 +258,31 @@ class IndexJob:
         finally:
             for fd in (down_r, up_w, life_r):   # the child's ends: its end is our end-of-file
                 os.close(fd)
-        self._outbox.put(data)
+        self._outbox.put(pickle.dumps((self.corpus_dir, self.cache_dir)))
         self._sender = threading.Thread(target=_send, args=(conn, self._outbox), daemon=True)
         self._sender.start()
+
+    def start(self) -> None:
+        """Begin the index now in a child process (``spawn``ed now if it was not; unless
+        ``child_wanted`` says no: then ``finish`` computes it all). What goes down to the child
+        (~2.5 MB of passages, then the URLs) is written by a thread: the build goes on while
+        the child plans."""
+        self.spawn()
+        self._give()
+
+    def _give(self) -> None:
+        """Send a spawned child its passages, once."""
+        if self._proc is None or self._given:
+            return
+        self._given = True
+        self._outbox.put(pickle.dumps(tuple(self.passages()), protocol=pickle.HIGHEST_PROTOCOL))
 
     def order(self, urls: Mapping[str, str], signs: Sequence[SignEntry]) -> None:
         """The deep links ``urls`` (ref → URL) and the signs, once known: a child writes the
         index into its folder now, while the build goes on."""
         self._order = (dict(urls), tuple(signs))
         if self._proc is not None:
+            self._give()   # a child spawned but not started is given its passages first
             self._outbox.put(pickle.dumps((*self._order, self._folder),
                                           protocol=pickle.HIGHEST_PROTOCOL))
 
