@@ -276,8 +276,10 @@ def _bases(page: PageText, start: int, end: int):
 
 def _candidates(page: PageText, start: int, end: int):
     """Directives to try, in order of preference: no context first, then growing context."""
-    bases = list(_bases(page, start, end))
-    yield from bases
+    bases: list[tuple[TextDirective, str]] = []
+    for base in _bases(page, start, end):   # lazily: the first one most often selects it
+        bases.append(base)
+        yield base
     for k in _CONTEXT_WORDS:
         prefix, suffix = context_before(page, start, k), context_after(page, end, k)
         for base, kind in bases[:3]:
