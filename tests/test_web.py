@@ -172,6 +172,62 @@ def test_a_page_with_inline_code_stops_the_build(tmp_path):
         inline.check_pages(tmp_path)
 
 
+def _many_pages(folder: Path, bad: dict[str, str]) -> Path:
+    """A staged site of more pages than it takes to check them in a child, ``bad`` (name:
+    body) among clean ones, in a subfolder too."""
+    (folder / "norma").mkdir(parents=True)
+    for i in range(inline.BESIDE_MIN + 5):
+        page = folder / ("norma" if i % 2 else ".") / f"p{i}.html"
+        page.write_text(f"<html><body><p>Página {i}</p></body></html>")
+    for name, body in bad.items():
+        (folder / name).write_text(f"<html><body>\n{body}</body></html>")
+    return folder
+
+
+@pytest.mark.parametrize("bad", [
+    pytest.param({}, id="clean"),
+    pytest.param({"mala.html": '<p onclick="x()">x</p>',
+                  "norma/otra.html": "<script>alert(1)</script>"}, id="two-bad-pages"),
+])
+def test_the_check_in_a_child_answers_as_the_check_here(tmp_path, bad):
+    """A build's ~600 pages are parsed in a child process: the same count, or the same error
+    naming the same pages and lines, as the check in the build's own process."""
+    stage = _many_pages(tmp_path, bad)
+    here = inline.begin_check(stage, beside=False)
+    beside = inline.begin_check(stage)
+    assert here._thread is None and beside._thread is not None   # the child was begun
+    if not bad:
+        assert beside.result() == here.result() == inline.BESIDE_MIN + 5
+        return
+    with pytest.raises(BuildError) as in_child:
+        beside.result()
+    with pytest.raises(BuildError) as in_process:
+        here.result()
+    assert str(in_child.value) == str(in_process.value)
+    assert "mala.html: line 2: event-handler" in str(in_child.value)
+    assert "norma/otra.html: line 2: inline <script>" in str(in_child.value)
+
+
+def test_a_failed_child_is_checked_here_and_said(tmp_path, monkeypatch, caplog):
+    stage = _many_pages(tmp_path, {"mala.html": '<p style="color:red">x</p>'})
+    monkeypatch.setattr(inline, "_CHILD", "import sys; sys.exit(3)")
+    checked = inline.begin_check(stage)
+    with pytest.raises(BuildError, match=r"mala.html: line 2: style= attribute"):
+        checked.result()
+    assert "child failed (exit 3)" in caplog.text
+
+
+def test_the_check_judges_the_pages_as_they_were_when_it_began(tmp_path):
+    """publish rewrites the pages (hashed asset names) while the child parses them: what it
+    judges is what they were when the check began."""
+    stage = _many_pages(tmp_path, {})
+    checked = inline.begin_check(stage)
+    (stage / "p0.html").write_text("<html><body><script>x()</script></body></html>")
+    assert checked.result() == inline.BESIDE_MIN + 5
+    with pytest.raises(BuildError, match=r"p0.html: line 1: inline <script>"):
+        inline.check_pages(stage)
+
+
 # --- the real build -----------------------------------------------------------------------
 
 def test_every_page_carries_the_policy_and_loads_only_hashed_files(built_site):

@@ -21,7 +21,8 @@ def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
     ``packed``: gzip results already known (gzcache.GzipMemo), filled with this build's;
     ``cache``: the build cache (the pages an earlier build found free of inline code)."""
     stage, site_src = Path(stage), Path(site_src)
-    n_pages = inline.check_pages(stage, cache)
+    # the pages as rendered, checked in a child while this process hashes and compresses
+    checked = inline.begin_check(stage, cache)
     _icons(site_src / "pwa" / "icon.txt", stage, cache)
     assets.bundle(stage)
     renamed = assets.hash_assets(stage, memo=PageMemo(cache or StageCache(None)))
@@ -38,6 +39,7 @@ def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
     read: dict[str, bytes] = {}   # each file read once: precache and .gz
     pre = pwa.write_service_worker(stage, site_src, reg, as_of_text, packed, read)
     n_gz, saved = assets.precompress(stage, packed, read)
+    n_pages = checked.result()   # raises on inline code: the build stops before its swap
     figures = {"pages_checked": n_pages, "hashed_assets": len(renamed),
                "precompressed": n_gz, "precache_files": len(pre.files),
                "precache_bytes": pre.raw_bytes, "precache_gzip_bytes": pre.gzip_bytes,
