@@ -13,6 +13,7 @@ from pathlib import Path
 import lxml.html
 import pytest
 
+from citavial.build import beside
 from citavial.build import patterns as P
 from citavial.build.errors import BuildError
 from citavial.build.headers import cache_control, csp, security_headers
@@ -195,7 +196,7 @@ def test_the_check_in_a_child_answers_as_the_check_here(tmp_path, bad):
     stage = _many_pages(tmp_path, bad)
     here = inline.begin_check(stage, beside=False)
     beside = inline.begin_check(stage)
-    assert here._thread is None and beside._thread is not None   # the child was begun
+    assert here.child is None and beside.child is not None   # the child was begun
     if not bad:
         assert beside.result() == here.result() == inline.BESIDE_MIN + 5
         return
@@ -210,11 +211,11 @@ def test_the_check_in_a_child_answers_as_the_check_here(tmp_path, bad):
 
 def test_a_failed_child_is_checked_here_and_said(tmp_path, monkeypatch, caplog):
     stage = _many_pages(tmp_path, {"mala.html": '<p style="color:red">x</p>'})
-    monkeypatch.setattr(inline, "_CHILD", "import sys; sys.exit(3)")
+    monkeypatch.setattr(beside, "_CHILD", "import sys; sys.exit(3)")
     checked = inline.begin_check(stage)
     with pytest.raises(BuildError, match=r"mala.html: line 2: style= attribute"):
         checked.result()
-    assert "child failed (exit 3)" in caplog.text
+    assert "inline:findings beside the build failed (exit 3)" in caplog.text
 
 
 def test_the_check_judges_the_pages_as_they_were_when_it_began(tmp_path):

@@ -8,21 +8,14 @@ instead of shipping a page whose code the policy would silently block.
 from __future__ import annotations
 
 import json
-import logging
-import os
-import pickle
 import re
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import lxml.html
 
+from citavial.build.beside import Beside, cpus
 from citavial.build.errors import BuildError
 from citavial.build.stagecache import Key, StageCache, code_version
-
-log = logging.getLogger(__name__)
 
 STAGE = "csp"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -64,8 +57,8 @@ def check_pages(stage: Path, cache: StageCache | None = None) -> int:
 def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = True) -> PageCheck:
     """``check_pages``, begun now and answered by ``result()``: the pages are read now (so
     what is checked is what they are now, whatever is written later), and parsed in a child
-    process while the build goes on when ``beside`` and there are enough of them to pay for
-    its start (a build from scratch: ~600 pages, ~0.4 s of CPU the build need not wait for)."""
+    process while the build goes on (build/beside.py) when ``beside`` and there are enough of
+    them to pay for its start (a build from scratch: ~600 pages, ~0.4 s of CPU)."""
     cache = StageCache(None) if cache is None else cache
     key = "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
     known = _known(cache, key)
@@ -73,78 +66,43 @@ def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = Tru
     digests = [cache.digest(page)[0] for page in pages]
     todo = [(str(page.relative_to(stage)), page.read_bytes())
             for page, digest in zip(pages, digests, strict=True) if digest not in known]
+    child = Beside(f"{__name__}:findings", todo) if (
+        beside and len(todo) >= BESIDE_MIN and cpus() > 1) else None
     return PageCheck(cache, key, [(str(p.relative_to(stage)), d) for p, d in
-                                  zip(pages, digests, strict=True)], todo,
-                     beside and len(todo) >= BESIDE_MIN and _cpus() > 1)
+                                  zip(pages, digests, strict=True)], todo, child)
 
 
 BESIDE_MIN = 100   # pages to parse: below, a child's start (~0.1 s) costs more than it saves
-_CHILD = ("import json, sys; sys.path[:0] = json.loads(sys.argv[1]); "
-          "from citavial.build.web.inline import _child_main; _child_main()")
 
 
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:   # not on Linux
-        return os.cpu_count() or 1
-
-
-def _child_main() -> None:
-    """The child's entry (``_CHILD``): (page, bytes) pairs pickled on stdin, their findings
-    as JSON on stdout."""
-    todo = pickle.load(sys.stdin.buffer)
-    found = {rel: violations(data.decode("utf-8")) for rel, data in todo}
-    sys.stdout.write(json.dumps(found))
+def findings(todo: list[tuple[str, bytes]]) -> dict[str, list[str]]:
+    """{page: its violations} of (page, bytes) pairs."""
+    return {rel: violations(data.decode("utf-8")) for rel, data in todo}
 
 
 class PageCheck:
-    """The inline-code check of a staged site's pages (``begin_check``): in this process at
-    once, or in a child; ``result`` gives what ``check_pages`` returns or raises. A child that
-    fails (it cannot start, or dies) is logged and its pages are checked here instead: the
-    answer is the same either way, the child only saves time."""
+    """The inline-code check of a staged site's pages (``begin_check``): ``result`` gives what
+    ``check_pages`` returns or raises, from the child when there is one and it answered, else
+    computed in this process (the same answer either way)."""
 
     def __init__(self, cache: StageCache, key: str, pages: list[tuple[str, str]],
-                 todo: list[tuple[str, bytes]], beside: bool) -> None:
+                 todo: list[tuple[str, bytes]], child: Beside | None) -> None:
         self.cache, self.key, self.pages, self.todo = cache, key, pages, todo
-        self.found: dict[str, list[str]] | None = None
-        self._thread: threading.Thread | None = None
-        if beside:
-            self._thread = threading.Thread(target=self._run_child, daemon=True)
-            self._thread.start()
-        else:
-            self.found = {rel: violations(data.decode("utf-8")) for rel, data in todo}
-
-    def _run_child(self) -> None:
-        """In a thread: the child's findings into ``found``, or None when it failed."""
-        try:
-            proc = subprocess.Popen(
-                [sys.executable, *(["-B"] if sys.flags.dont_write_bytecode else []), "-c",
-                 _CHILD, json.dumps(sys.path)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            out, err = proc.communicate(pickle.dumps(self.todo, protocol=pickle.HIGHEST_PROTOCOL))
-            if proc.returncode != 0:
-                log.warning("the inline-code check's child failed (exit %s); checking here:"
-                            "\n%s", proc.returncode, err.decode("utf-8", "replace")[-2000:])
-                return
-            found = json.loads(out)
-            if isinstance(found, dict) and set(found) == {rel for rel, _ in self.todo}:
-                self.found = found
-        except (OSError, ValueError) as exc:
-            log.warning("the inline-code check's child failed (%s); checking here", exc)
+        self.child = child
 
     def result(self) -> int:
         """Raise BuildError naming every page with inline code; the number of pages checked."""
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self.found is None:
-            self.found = {rel: violations(data.decode("utf-8")) for rel, data in self.todo}
+        found: dict[str, list[str]] | None = None
+        if self.child is not None:
+            ok, value = self.child.result()
+            found = value if ok else None
+        if found is None:
+            found = findings(self.todo)
         bad, clean = [], set()
         for rel, digest in self.pages:
-            found = self.found.get(rel, [])
-            bad += [f"{rel}: {v}" for v in found]
-            if not found:
+            seen = found.get(rel, [])
+            bad += [f"{rel}: {v}" for v in seen]
+            if not seen:
                 clean.add(digest)
         if self.key:
             self.cache.commit([], STAGE, self.key, json.dumps(sorted(clean)))
