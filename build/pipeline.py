@@ -179,6 +179,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         corpus = read_corpus(Path(corpus_dir), as_of, cache_dir,   # the build's one read of it
                              (cache, inputs))
         reg, others = corpus.regulation, corpus.others
+        if proven.allowlist is None:
+            index.start()   # its analysis runs beside the rest of the read, render, gate, pages
         guides = [] if regulation_only else read_guides(site_src / "content")
         bank = [] if regulation_only else read_bank(site_src / "practice")
         citations = [c for g in guides for c in g.citations] + [
@@ -190,8 +192,6 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         fetched = local_images(Path(corpus_dir))
         images = {src: f"{IMAGES_DIR}/{path.name}" for src, path in fetched.items()}
         clock.lap("read")
-        if proven.allowlist is None:
-            index.start()              # its analysis runs beside render, gate and pages
         pages = render_norms(cache, norms, stage, site_src, (reg, *others), fetched, base_url,
                              change_links)
         clock.lap("render")
