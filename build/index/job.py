@@ -6,10 +6,10 @@ all known once the corpus is read. Only writing the index needs what the gate an
 stage make: every passage's deep link (passages.json, the static shards, the index's version
 hash) and the signs. ``IndexJob.spawn`` therefore starts a child process before the read
 stage (its interpreter, numpy and the embedder load while the build reads the corpus),
-``start`` gives it the passages as soon as the corpus is parsed, and ``finish``, at the index stage, hands
-it the URLs and signs, waits for it to write the index files into the staging folder and
-returns its report: on two cores the analysis runs while the parent renders, gates and writes
-the pages. Same bytes either way.
+``start`` gives it the passages as soon as the corpus is parsed, and ``finish``, at the index
+stage, hands it the URLs and signs, waits for it to write the index files into the staging
+folder and returns its report: on two cores the analysis runs while the parent renders, gates
+and writes the pages. Same bytes either way.
 
 The child is a fresh interpreter (as multiprocessing's "spawn", never a fork: builds run inside
 threaded processes, pytest-xdist workers and the worker server, where a forked child may inherit
