@@ -33,6 +33,14 @@ _CHILD = ("import json, sys; sys.path[:0] = json.loads(sys.argv[1]); "
           "from citavial.build.beside import _child_main; _child_main()")
 
 
+def python_argv(code: str, *args: str) -> list[str]:
+    """The command of a child interpreter that runs ``code`` (``python -c``) with this
+    process's ``sys.path`` as its first argument (``code`` puts it in place), then ``args``;
+    ``-B`` when this process writes no bytecode either."""
+    return [sys.executable, *(["-B"] if sys.flags.dont_write_bytecode else []), "-c", code,
+            json.dumps(sys.path), *args]
+
+
 def cpus() -> int:
     """CPUs this process may run on: a child beside it is worth starting only with two."""
     try:
@@ -53,10 +61,8 @@ class Beside:
 
     def _run(self) -> None:
         try:
-            proc = subprocess.Popen(
-                [sys.executable, *(["-B"] if sys.flags.dont_write_bytecode else []), "-c",
-                 _CHILD, json.dumps(sys.path), self.entry],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = subprocess.Popen(python_argv(_CHILD, self.entry), stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             out, err = proc.communicate(self._data)
         except OSError as exc:
             log.warning("%s beside the build could not start (%s); computing it here",

@@ -32,7 +32,6 @@ a child would add its interpreter's start and imports without running beside any
 from __future__ import annotations
 
 import gc
-import json
 import os
 import pickle
 import queue
@@ -49,6 +48,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from citavial.build.atomic import side_dir
+from citavial.build.beside import cpus, python_argv
 from citavial.build.errors import BuildError, BuildErrors
 from citavial.build.index.collect import collect
 from citavial.build.models import Passage, Regulation, SignEntry
@@ -62,13 +62,7 @@ class IndexProcessError(RuntimeError):
 
 def child_wanted() -> bool:
     """Whether to run the index in a child: not with $CITAVIAL_INDEX_CHILD=0 nor on one CPU."""
-    if os.environ.get(ENV_VAR, "").strip() == "0":
-        return False
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:   # not on Linux
-        cpus = os.cpu_count() or 1
-    return cpus > 1
+    return os.environ.get(ENV_VAR, "").strip() != "0" and cpus() > 1
 
 
 class Inputs(NamedTuple):
@@ -249,8 +243,7 @@ class IndexJob:
         self._answers = Connection(up_r, writable=False)
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, *(["-B"] if sys.flags.dont_write_bytecode else []), "-c",
-                 _CHILD, json.dumps(sys.path), str(down_r), str(up_w), str(life_r)],
+                python_argv(_CHILD, str(down_r), str(up_w), str(life_r)),
                 pass_fds=(down_r, up_w, life_r), stdin=subprocess.DEVNULL)
         except BaseException:
             conn.close()

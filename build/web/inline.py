@@ -62,14 +62,12 @@ def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = Tru
     cache = StageCache(None) if cache is None else cache
     key = "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
     known = _known(cache, key)
-    pages = sorted(stage.rglob("*.html"))
-    digests = [cache.digest(page)[0] for page in pages]
-    todo = [(str(page.relative_to(stage)), page.read_bytes())
-            for page, digest in zip(pages, digests, strict=True) if digest not in known]
+    pages = [(str(page.relative_to(stage)), cache.digest(page)[0])
+             for page in sorted(stage.rglob("*.html"))]
+    todo = [(rel, (stage / rel).read_bytes()) for rel, digest in pages if digest not in known]
     child = Beside(f"{__name__}:findings", todo) if (
         beside and len(todo) >= BESIDE_MIN and cpus() > 1) else None
-    return PageCheck(cache, key, [(str(p.relative_to(stage)), d) for p, d in
-                                  zip(pages, digests, strict=True)], todo, child)
+    return PageCheck(cache, key, pages, todo, child)
 
 
 BESIDE_MIN = 100   # pages to parse: below, a child's start (~0.1 s) costs more than it saves
