@@ -115,8 +115,9 @@ def _retrieval(r: dict) -> list[str]:
         return f"{level[metric]:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
 
     return [
-        f"**Search** (`citavial eval`: {g['file']}, split {g['split']}, {g['positives']} "
-        f"answerable questions; index `{r['index']['backend']}`):",
+        f"**Search** on our own golden questions (written from the passages by helpers: a "
+        f"regression figure, not a real-exam one; `citavial eval`: {g['file']}, split "
+        f"{g['split']}, {g['positives']} answerable questions; index `{r['index']['backend']}`):",
         "",
         "| level | R@1 | R@5 [95% CI] | R@30 | MRR |",
         "|---|---|---|---|---|",
@@ -138,7 +139,8 @@ ANSWER_ROWS = (
 def _answers(a: dict) -> list[str]:
     al = a["all"]
     lines = [
-        f"**Answers** (`tests/bench/bench_answers.py`: split {a['split']}, {al['questions']} "
+        f"**Answers** to our own golden questions (a regression figure, as above; "
+        f"`tests/bench/bench_answers.py`: split {a['split']}, {al['questions']} "
         f"questions, {al['positives']} answerable, {al['negatives']} not; extractive, no model):",
         "",
         "| figure | rate [95% CI] | target |",
@@ -166,7 +168,8 @@ def _links(b: dict) -> list[str]:
 
 def _lead(m: dict) -> list[str]:
     e, lead = m["extractive"], m["model_lead"]
-    return [f"**Model lead** (`tests/bench/bench_model_lead.py`, dev): covers the reference "
+    return [f"**Model lead** (`tests/bench/bench_model_lead.py`, our own golden questions, "
+            f"split dev: measured where it is tuned): covers the reference "
             f"answer {_rate(e['covers_reference'])} extractive, "
             f"{_rate(lead['covers_reference'])} with the lead; "
             f"{lead['answers_with_a_kept_lead']} leads kept, "
