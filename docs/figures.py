@@ -169,7 +169,7 @@ def _links(b: dict) -> list[str]:
 def _lead(m: dict) -> list[str]:
     e, lead = m["extractive"], m["model_lead"]
     return [f"**Model lead** (`tests/bench/bench_model_lead.py`, our own golden questions, "
-            f"split dev: measured where it is tuned): covers the reference "
+            f"split dev: in-sample, where it is tuned): covers the reference "
             f"answer {_rate(e['covers_reference'])} extractive, "
             f"{_rate(lead['covers_reference'])} with the lead; "
             f"{lead['answers_with_a_kept_lead']} leads kept, "
