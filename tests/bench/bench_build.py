@@ -9,8 +9,13 @@ Run: .venv/bin/python tests/bench/bench_build.py [--runs N] [--only cold|warm|ed
    build, nothing changed: the site is swapped in from it) and after one guide edit (a copy of
    site_src/ with one sentence added to a guide, cache filled: the index, the deep links and
    the gzip results, and the norms' pages, the quotes that passed, the clean prose items and
-   the pages free of inline code come from it). Each build replaces the output of the previous one, as
-   `citavial build` replaces dist/. Targets (issue 27): cold <= 2 s with the Reglamento alone
+   the pages free of inline code come from it). The --no-cache and cold builds write a new
+   output folder, as a clone's first build does; the warm and edit builds replace the output of
+   the previous one, as a rebuild replaces dist/. Nothing is removed until the end: on this
+   machine's filesystem (ext4 without a journal) a file created within a minute or so of
+   thousands being removed costs several times more (docs/architecture.md, "Files created
+   after files removed"), which a benchmark removing each build's output would add to the next
+   build. Targets (issue 27): cold <= 2 s with the Reglamento alone
    and <= 5 s with four norms, warm <= 0.5 s, one edit <= 1 s. Then the CPU seconds of each
    stage inside the build process (its line's "CPU per stage"; imports excluded).
 2. In one process, the parts of the read, render, gate and pages stages that the build line
@@ -21,7 +26,9 @@ Run: .venv/bin/python tests/bench/bench_build.py [--runs N] [--only cold|warm|ed
 
 CPU time is printed beside wall time: the machine is shared, and CPU is less sensitive to the
 other load on it. The machine's speed at the start and at the end (tests/bench/machine.py: a
-pure-Python loop, small files written and removed) tells whether two days' figures compare. ``PYTHONDONTWRITEBYTECODE`` set in the environment makes each process compile
+pure-Python loop; at the end also small files written and removed, which would slow the builds'
+file creation if taken first) tells whether two days' figures compare.
+``PYTHONDONTWRITEBYTECODE`` set in the environment makes each process compile
 every module it imports (~1 s of CPU before the build starts): the note says so when it is set.
 """
 
@@ -75,8 +82,9 @@ class _Clock:
         self._t, self._c = t, c
 
 
-def _parts(as_of: date) -> dict[str, tuple[float, float]]:
-    """One in-process run of the parts (see the module docstring)."""
+def _parts(as_of: date, out: Path) -> dict[str, tuple[float, float]]:
+    """One in-process run of the parts (see the module docstring), rendering into ``out``
+    (a new folder, removed only at the end: see _scenarios)."""
     cits = [c for g in read_guides(ROOT / "site_src" / "content") for c in g.citations]
     cits += [c for q in read_bank(ROOT / "site_src" / "practice") for c in q.citations]
     pdftables.page_tables.cache_clear()   # read the PDF every run, as a cold build does
@@ -85,21 +93,19 @@ def _parts(as_of: date) -> dict[str, tuple[float, float]]:
     clock.lap(PARTS[0])
     others = list(load_norms(ROOT / "corpus", as_of).values())
     clock.lap(PARTS[1])
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp)
-        render(reg, ROOT / "site_src", out, others=others)
-        for other in others:
-            render_norm(other, ROOT / "site_src", out)
-        clock.lap(PARTS[2])
-        pages = Pages(out)
-        _checks, allowlist = verify(reg, out, cits, others=others, pages=pages)
-        clock.lap(PARTS[3])
-        for other in others:
-            allowlist += build_allowlist(other, pages, other.source.html_url)
-        clock.lap(PARTS[4])
-        for norm_reg in (reg, *others):
-            write_page_links(norm_reg, out, allowlist, pages)
-        clock.lap(PARTS[5])
+    render(reg, ROOT / "site_src", out, others=others)
+    for other in others:
+        render_norm(other, ROOT / "site_src", out)
+    clock.lap(PARTS[2])
+    pages = Pages(out)
+    _checks, allowlist = verify(reg, out, cits, others=others, pages=pages)
+    clock.lap(PARTS[3])
+    for other in others:
+        allowlist += build_allowlist(other, pages, other.source.html_url)
+    clock.lap(PARTS[4])
+    for norm_reg in (reg, *others):
+        write_page_links(norm_reg, out, allowlist, pages)
+    clock.lap(PARTS[5])
     return clock.laps
 
 
@@ -144,26 +150,26 @@ def _edit_guide(site_src: Path, n: int) -> None:
                      + "\n\n" + "Conviene repasar esta guía. " * (n + 1) + "\n", encoding="utf-8")
 
 
-def _scenarios(as_of: date, runs: int, only: str | None) -> dict[str, list[tuple[float, float, dict]]]:
+def _scenarios(as_of: date, runs: int, only: str | None,
+               t: Path) -> dict[str, list[tuple[float, float, dict]]]:
     names = {"uncached": "--no-cache", "cold": "cold", "warm": "warm", "edit": "one guide edit"}
     out: dict[str, list[tuple[float, float, dict]]] = {
         names[k]: [] for k in names if only in (None, k)}
-    with tempfile.TemporaryDirectory() as tmp:
-        t = Path(tmp)
-        site = t / "site_src"
-        shutil.copytree(ROOT / "site_src", site)
-        for i in range(runs):
-            cache = t / f"cache-{i}"
-            if "--no-cache" in out:
-                out["--no-cache"].append(_cli_build(as_of, t / "dist", cache, site, "--no-cache"))
-            cold = _cli_build(as_of, t / "dist", cache, site)
-            if "cold" in out:
-                out["cold"].append(cold)
-            if only is None or only == "warm":
-                out["warm"].append(_cli_build(as_of, t / "dist", cache, site))
-            if only is None or only == "edit":
-                _edit_guide(site, i)
-                out["one guide edit"].append(_cli_build(as_of, t / "dist", cache, site))
+    site = t / "site_src"
+    shutil.copytree(ROOT / "site_src", site)
+    for i in range(runs):
+        cache = t / f"cache-{i}"
+        if "--no-cache" in out:
+            out["--no-cache"].append(_cli_build(as_of, t / f"uncached-{i}", cache, site,
+                                                "--no-cache"))
+        cold = _cli_build(as_of, t / f"cold-{i}", cache, site)
+        if "cold" in out:
+            out["cold"].append(cold)
+        if only is None or only == "warm":
+            out["warm"].append(_cli_build(as_of, t / "dist", cache, site))
+        if only is None or only == "edit":
+            _edit_guide(site, i)
+            out["one guide edit"].append(_cli_build(as_of, t / "dist", cache, site))
     return out
 
 
@@ -207,11 +213,13 @@ def main() -> None:
     as_of = date.fromisoformat(args.as_of)
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, runs={args.runs}; "
           f"{_note()}")
-    print(reference())   # tests/bench/machine.py: how fast the machine is at the moment
-    if not args.no_parts:
-        _print_parts([_parts(as_of) for _ in range(args.runs)])
-    if not args.no_builds:
-        _print_scenarios(_scenarios(as_of, args.runs, args.only))
+    # tests/bench/machine.py: how fast the machine is at the moment (its files reference at the end)
+    print(reference(files=False))
+    with tempfile.TemporaryDirectory() as tmp:   # removed at the end (see the docstring)
+        if not args.no_parts:
+            _print_parts([_parts(as_of, Path(tmp) / f"parts-{i}") for i in range(args.runs)])
+        if not args.no_builds:
+            _print_scenarios(_scenarios(as_of, args.runs, args.only, Path(tmp)))
     print(f"at the end: {_note()}")
     print(f"at the end: {reference()}")
 
