@@ -33,6 +33,7 @@ import secrets
 import stat
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -176,8 +177,9 @@ class StageCache:
         ``commit`` names them by. Nothing is written when the cache is off."""
         return self._stash({rel: os.path.join(src, rel) for rel in files})
 
-    def stash_data(self, named: dict[str, bytes]) -> list[list]:
-        """``stash`` for values held in memory: {relative path: bytes}."""
+    def stash_data(self, named: Mapping[str, bytes | str]) -> list[list]:
+        """``stash`` for values held in memory: {relative path: bytes, or the path of a file
+        holding them, which is linked (no new file) and hashed as ``stash`` hashes it}."""
         return self._stash(dict(named))
 
     def _stash(self, sources: dict[str, str | bytes]) -> list[list]:

@@ -422,6 +422,29 @@ def test_a_gzip_result_that_is_not_its_content_is_not_used(tmp_path):
     assert gzip_all(datas, again) == expected and again.reused == 0
 
 
+def test_a_written_gzip_twin_is_kept_as_that_file_and_comes_back(tmp_path):
+    """A cold build's .gz twins are linked into the cache (no second file per twin), and a
+    later build reads each back as the gzip of its content."""
+    import gzip as gz
+
+    from citavial.build.web.assets import gzip_all
+    from citavial.build.web.gzcache import GzipMemo
+    data = "<p>circulación por la derecha</p>".encode() * 40
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    memo = GzipMemo(StageCache(tmp_path / "cache"))
+    [packed] = gzip_all([data], memo)
+    memo.twin(data, packed, stage / "a.html.gz")
+    memo.save()
+    twin = (stage / "a.html.gz").stat()
+    blobs = [p for p in (tmp_path / "cache").rglob("*") if p.is_file() and p.stat().st_ino
+             == twin.st_ino]
+    assert twin.st_nlink == 2 and len(blobs) == 1
+    again = GzipMemo(StageCache(tmp_path / "cache"))
+    assert gzip_all([data], again) == [packed] and again.reused == 1
+    assert gz.decompress(packed) == data
+
+
 def test_gzip_memo_without_a_cache_writes_nothing(tmp_path):
     from citavial.build.web.assets import gzip_all
     from citavial.build.web.gzcache import GzipMemo

@@ -239,7 +239,9 @@ def precompress(stage: Path, memo: dict[bytes, bytes] | None = None,
     for (rel, data), packed in zip(todo, gzip_all([d for _r, d in todo], memo), strict=True):
         if len(packed) < len(data):
             twin = stage / (rel + ".gz")
-            if not (isinstance(memo, GzipMemo) and memo.place(data, twin)):
+            if isinstance(memo, GzipMemo):
+                memo.twin(data, packed, twin)
+            else:
                 write_staged_bytes(twin, packed)
             n, saved = n + 1, saved + len(data) - len(packed)
     return n, saved

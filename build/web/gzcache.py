@@ -16,6 +16,7 @@ import os
 import zlib
 from pathlib import Path
 
+from citavial.build.atomic import write_staged_bytes
 from citavial.build.stagecache import Key, StageCache, code_version
 
 STAGE = "gzip"
@@ -42,6 +43,7 @@ class GzipMemo(dict):
         self.reused = 0
         self._blobs: dict[bytes, str] = {}   # each reused content -> its sha256
         self._kept: set[str] = set()   # the contents' sha256 whose gzip was reused unread
+        self._twins: dict[bytes, str] = {}   # content -> the .gz twin written with its gzip
 
     def __contains__(self, data: object) -> bool:
         if super().__contains__(data):
@@ -118,13 +120,24 @@ class GzipMemo(dict):
             return False
         return True
 
+    def twin(self, data: bytes, packed: bytes, target: Path) -> None:
+        """Put ``packed`` (the gzip of ``data``) at ``target``: linked from its blob (``place``)
+        or written, and then kept by ``save`` as a link to that very file. A cold build writes
+        ~1,700 twins; a blob written apart from each would be as many new files."""
+        if self.place(data, target):
+            return
+        write_staged_bytes(target, packed)
+        self._twins[data] = os.fspath(target)
+
     def save(self) -> None:
         """Keep what this build compressed or reused (when the cache is on): the reused
-        results by the entry's own sizes and sha256, not hashed again."""
+        results by the entry's own sizes and sha256, not hashed again; the others linked from
+        their .gz twin when one was written (``twin``), else written."""
         if not self.key:
             return
-        named = {f"{hashlib.sha256(d).hexdigest()}.gz": gz for d, gz in self.items()
-                 if d not in self._blobs}
+        named: dict[str, bytes | str] = {
+            f"{hashlib.sha256(d).hexdigest()}.gz": self._twins.get(d, gz)
+            for d, gz in self.items() if d not in self._blobs}
         kept = {f"{sha}.gz": self._known[sha][1:]
                 for sha in self._kept | set(self._blobs.values())}
         items = self.cache.stash_data(named) + [
