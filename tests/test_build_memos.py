@@ -211,6 +211,61 @@ def test_typed_json_is_strict_and_builds_the_same_objects():
     assert typedjson.loads(Checked, b'{"n": true}') is None
 
 
+def _encode_reference(value):
+    """typedjson.encode as first written: the plain recursion its per-class encoders replace."""
+    from dataclasses import fields, is_dataclass
+    from datetime import date
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _encode_reference(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, tuple):
+        return [_encode_reference(v) for v in value]
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def _encode_cases():
+    from dataclasses import dataclass, field
+    from enum import Enum
+
+    class Kind(str, Enum):
+        A = "a"
+
+    @dataclass(frozen=True)
+    class Leaf:
+        s: str
+        n: int
+        flag: bool
+        when: object = None
+
+    @dataclass(frozen=True)
+    class Tree:
+        leaves: tuple
+        pairs: tuple = ()
+        note: object = field(default=None)
+
+    leaf = Leaf("señal", 3, True, AS_OF)
+    return [
+        pytest.param(leaf, id="dataclass-with-date"),
+        pytest.param(Tree((leaf, Leaf("", 0, False))), id="nested-dataclasses"),
+        pytest.param(Tree((), (("a", (1, 2)), ("b", ())), AS_OF), id="tuples-of-tuples"),
+        pytest.param(Tree((Kind.A, 1.5, None)), id="enum-float-none-in-a-tuple"),
+        pytest.param(Leaf("x", 1, False, Kind.A), id="str-subclass-field"),
+        pytest.param((AS_OF, "x", (leaf,)), id="bare-tuple"),
+    ]
+
+
+@pytest.mark.parametrize("value", _encode_cases())
+def test_typed_json_encode_matches_the_plain_recursion(value):
+    from citavial.build import typedjson
+    assert json.dumps(typedjson.encode(value)) == json.dumps(_encode_reference(value))
+
+
+def test_typed_json_of_the_parsed_corpus_matches_the_plain_recursion(reg):
+    from citavial.build import typedjson
+    assert typedjson.encode(reg) == _encode_reference(reg)
+
+
 # --- each page's asset rewrite (web/pagememo.py) ------------------------------------------------
 
 def _site(root):
