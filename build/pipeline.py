@@ -36,7 +36,7 @@ from citavial.build.gate.verify import (
 from citavial.build.index.job import IndexJob, passages_of
 from citavial.build.ingest import from_bloques, parse_texto, source_of, with_renames
 from citavial.build.ingest.markdown import ingest_norms
-from citavial.build.ingest.read import read_corpus
+from citavial.build.ingest.read import CorpusJson, read_corpus
 from citavial.build.ingest.wordings import Wordings
 from citavial.build.models import ALLOWLIST_SCHEMA, NORM, Citation, Regulation
 from citavial.build.refs import RefError
@@ -176,8 +176,9 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         proven = Links(cache, norms, stage)   # the deep links, unless the pages are unchanged
         if proven.allowlist is None:   # new deep links, so most likely a new index: its
             index.spawn()              # child starts (imports) beside the read
+        later: list[CorpusJson] = []   # its typed JSON entry: made beside publish
         corpus = read_corpus(Path(corpus_dir), as_of, cache_dir,   # the build's one read of it
-                             (cache, inputs))
+                             (cache, inputs), later)
         reg, others = corpus.regulation, corpus.others
         if proven.allowlist is None:
             index.start()   # its analysis runs beside the rest of the read, render, gate, pages
@@ -249,9 +250,13 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         index_report = _indexes(index, stage, signs, (cache, inputs))
         clock.lap("index")
         packed = GzipMemo(cache)
+        for entry_json in later:   # the second core has room during publish
+            entry_json.begin()
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed,
                                   cache)
         packed.save()
+        for entry_json in later:
+            entry_json.store()
         write_json(stage / "web-report.json", web)
         stashed = cache.stash(stage, files(stage) if site_key else [])
     clock.lap("publish")

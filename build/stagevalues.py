@@ -85,9 +85,17 @@ def load(cache: StageCache, stage: str, key: str, tp: Any, check: type) -> Any:
     return value if isinstance(value, check) else None
 
 
-def save(cache: StageCache, stage: str, key: str, value: object) -> None:
+def save(cache: StageCache, stage: str, key: str, value: object) -> bytes | None:
     """Keep ``value`` (a tree of frozen dataclasses, tuples, lists, dicts and plain values)
-    under ``stage`` and ``key`` (when the cache is on)."""
-    if key and cache.root is not None:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        cache.commit(cache.stash_data({FILE: data}), stage, key)
+    under ``stage`` and ``key`` (when the cache is on); the pickle kept, else None."""
+    if not key or cache.root is None:
+        return None
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    cache.commit(cache.stash_data({FILE: data}), stage, key)
+    return data
+
+
+def unpickle(data: bytes, tp: Any) -> Any:
+    """A pickle ``save`` made in this build, read through the same restricted unpickler as
+    ``load`` (``tp``: the annotation of what it may hold)."""
+    return _Unpickler(data, classes(tp)).load()

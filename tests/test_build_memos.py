@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from support import AS_OF, CORPUS, tree_hash
@@ -69,6 +70,40 @@ def test_a_foreign_corpus_entry_is_parsed_again(tmp_path, corpus_cached, monkeyp
     _no_parse(monkeypatch)
     with pytest.raises(AssertionError, match="parsed again"):
         _read(root)
+
+
+def _corpus_json(root):
+    """The bytes of the corpus entry's typed JSON in the cache at ``root``."""
+    from citavial.build.ingest import read
+    found = StageCache(root).lookup(read.STAGE, Key(read.STAGE).text("inputs", "a" * 64)
+                                    .hexdigest())
+    assert found is not None
+    return Path(found[1][0]).read_bytes()
+
+
+@pytest.mark.parametrize("child", [
+    pytest.param("citavial.build.ingest.read:json_form", id="made-in-a-child"),
+    pytest.param("citavial.build.no_such_module:json_form", id="child-fails-made-here"),
+])
+def test_a_deferred_corpus_entry_is_the_one_stored_at_once(tmp_path, corpus_cached, monkeypatch,
+                                                            child, caplog):
+    """The build defers the typed JSON to publish (read.CorpusJson): nothing is stored until
+    ``store``, and then the same bytes as a read that stores it at once, whether the child
+    made them or, when it failed, this process."""
+    from citavial.build import beside
+    from citavial.build.ingest import read
+    later: list = []
+    read.read_corpus(CORPUS, AS_OF, None, (StageCache(tmp_path), "a" * 64), later)
+    assert len(later) == 1
+    assert StageCache(tmp_path).lookup(read.STAGE, later[0].key) is None
+    real = beside.Beside
+    monkeypatch.setattr(read, "Beside", lambda _entry, value: real(child, value))
+    monkeypatch.setattr(read, "cpus", lambda: 2)
+    with caplog.at_level("WARNING", logger="citavial.build.beside"):
+        later[0].begin()
+        later[0].store()
+    assert _corpus_json(tmp_path) == _corpus_json(corpus_cached[1])
+    assert ("beside the build failed" in caplog.text) == ("no_such_module" in child)
 
 
 def test_our_own_pickle_of_the_corpus_is_read_and_equal_to_a_fresh_parse(tmp_path,

@@ -10,7 +10,9 @@ corpus's bytes, the as-of date, poppler and the build's code): a build whose gui
 reads it back (~0.12 s of CPU) instead of verifying and parsing the corpus again (~0.5 s). The
 same bytes were verified by the build that stored it, so the verdict stands. The same value is
 also kept as a pickle (stagevalues.py), read back in ~0.05 s from an entry this cache wrote
-itself; the typed JSON remains for a cache restored from elsewhere.
+itself; the typed JSON remains for a cache restored from elsewhere. Writing it costs ~0.2 s, so
+a build may defer it (``CorpusJson``): made from the pickle in a child process while the build
+publishes, and stored at its end.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from datetime import date
 from pathlib import Path
 
 from citavial.build import stagevalues, typedjson
+from citavial.build.beside import Beside, cpus
 from citavial.build.corpus.integrity import verify_corpus
 from citavial.build.ingest import from_bloques, parse_texto, source_of, with_renames
 from citavial.build.ingest.markdown import ingest_norms, start_tables
@@ -55,10 +58,12 @@ class _Stored:
 
 
 def read_corpus(corpus_dir: Path, as_of: date, cache_dir: Path | None = None,
-                cached: tuple[StageCache, str] = (StageCache(None), "")) -> Corpus:
+                cached: tuple[StageCache, str] = (StageCache(None), ""),
+                later: list[CorpusJson] | None = None) -> Corpus:
     """Verify and parse the corpus for ``as_of``; ``cache_dir`` keeps the tables read from the
     PDFs between builds (ingest/markdown/pdftables.py). ``cached``: the stage cache and the
-    build's inputs digest (stagecache.inputs_digest; "" caches nothing)."""
+    build's inputs digest (stagecache.inputs_digest; "" caches nothing). ``later``: where the
+    typed JSON entry goes, to be made and stored by the caller (``CorpusJson``); else now."""
     cache, inputs = cached
     key = "" if not inputs else Key(STAGE).text("inputs", inputs).hexdigest()
     stored = stagevalues.load(cache, PICKLED, key, _Stored, _Stored)   # our own pickle
@@ -71,9 +76,36 @@ def read_corpus(corpus_dir: Path, as_of: date, cache_dir: Path | None = None,
     corpus = _parse(Path(corpus_dir), as_of, cache_dir)
     if key:
         stored = _Stored(corpus.regulation, tuple(corpus.wordings.items()), corpus.others)
-        cache.commit(cache.stash_data({FILE: typedjson.dumps(stored)}), STAGE, key)
-        stagevalues.save(cache, PICKLED, key, stored)
+        pickled = stagevalues.save(cache, PICKLED, key, stored)
+        if later is not None and pickled is not None:
+            later.append(CorpusJson(cache, key, pickled))
+        else:
+            cache.commit(cache.stash_data({FILE: typedjson.dumps(stored)}), STAGE, key)
     return corpus
+
+
+class CorpusJson:
+    """The corpus entry's typed JSON, deferred: ``begin`` makes it from the pickle in a child
+    process (build/beside.py: computed here instead if that fails), ``store`` keeps it."""
+
+    def __init__(self, cache: StageCache, key: str, pickled: bytes) -> None:
+        self.cache, self.key, self.pickled = cache, key, pickled
+        self._child: Beside | None = None
+
+    def begin(self) -> None:
+        if cpus() > 1:
+            self._child = Beside(f"{__name__}:json_form", self.pickled)
+
+    def store(self) -> None:
+        ok, data = (False, None) if self._child is None else self._child.result()
+        if not ok or not isinstance(data, bytes):
+            data = json_form(self.pickled)
+        self.cache.commit(self.cache.stash_data({FILE: data}), STAGE, self.key)
+
+
+def json_form(pickled: bytes) -> bytes:
+    """The typed JSON of the corpus pickled by ``read_corpus`` (stagevalues.save)."""
+    return typedjson.dumps(stagevalues.unpickle(pickled, _Stored))
 
 
 def _from_json(cache: StageCache, key: str) -> _Stored | None:
