@@ -8,7 +8,7 @@ import json
 import re
 import struct
 import zlib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import lxml.html
 import pytest
@@ -163,6 +163,60 @@ def test_a_new_page_gets_hashed_assets_and_a_missing_one_stops_the_build(tmp_pat
     (tmp_path / "otra.html").write_text('<script src="static/falta.js"></script>\n')
     with pytest.raises(BuildError, match=r"otra.html: src=\"static/falta.js\".*did not write"):
         assets.hash_assets(tmp_path)
+
+
+_CRAFTED = {
+    "query-and-fragment": '<link href="static/app.css?v=2#x"><script src="static/app.js">',
+    "parent-folder": '<p><a href="../index.html">i</a><script src="../static/app.js"></script>',
+    "dot-part": '<script src="static/app.js/."></script><script src="./static/app.js">',
+    "name-in-another-url": '<a href="static/app.js.html">x</a><a href="otro/app.js">y</a>',
+    "not-relative": '<script src="/static/app.js"></script><a href="https://x.es/app.js">',
+    "no-space-before": '<p>src="static/app.js" <i\tsrc="static/app.js">',
+    "quote-in-a-value": '<a href="x src="static/app.js">z</a> href="static/app.css"',
+}
+
+
+@pytest.mark.parametrize("html", [pytest.param(h, id=k) for k, h in _CRAFTED.items()])
+def test_hashed_url_rewrite_matches_the_rewrite_of_every_url(tmp_path, html):
+    """Differential: publish rewrites only the URLs holding a renamed file's name; the plain
+    rewrite resolves every URL. Same page out, and the same assets found."""
+    page = tmp_path / "sub" / "p.html"
+    page.parent.mkdir()
+    for rel in ("static/app.js", "static/app.css", "sub/static/app.js", "sub/static/app.css",
+                "sub/otro/app.js", "sub/static/app.js.html"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    renamed = {"static/app.js": "static/app.1111111111.js",
+               "sub/static/app.js": "sub/static/app.2222222222.js",
+               "static/app.css": "static/app.3333333333.css",
+               "sub/static/app.css": "sub/static/app.4444444444.css"}
+    _both_rewrites(page, tmp_path, html, renamed)
+
+
+def test_hashed_url_rewrite_matches_on_every_built_page(built_site):
+    """The same differential on the ~600 built pages, with each hashed asset renamed again."""
+    table = json.loads((built_site / assets.ASSET_MAP).read_text())
+    renamed = {new: new.replace(".", ".x.", 1) for new in table.values()}
+    pages = assets.pages(built_site)
+    changed = sum(_both_rewrites(page, built_site, page.read_text(), renamed) for page in pages)
+    assert len(pages) > 500 and changed == len(pages)   # every page links the bundles
+
+
+def _both_rewrites(page, stage, html, renamed) -> bool:
+    """Assert the filtered and the plain rewrite agree (and the assets each finds); whether the
+    page changed."""
+    target_of = assets._Targets(stage)
+    names = tuple(sorted({PurePosixPath(r).name for r in renamed}))
+    plain = assets._rewritten(page, target_of, html,
+                              lambda target, url: assets._hashed_url(renamed, target, url))
+    assert assets._with_hashed_urls(page, target_of, html, renamed, names) == plain
+    every = []
+    for m in P.URL_ATTRIBUTE.finditer(html):
+        target = target_of(page, m.group("url"))
+        if target and assets.suffix(target) in assets.HASHED_SUFFIXES and target not in every:
+            every.append(target)
+    assert list(assets._targets(page, target_of, html)) == every
+    return plain != html
 
 
 def test_a_page_with_inline_code_stops_the_build(tmp_path):
