@@ -122,7 +122,7 @@ def hash_assets(stage: Path, extra: tuple[str, ...] = (), memo: PageMemo | None 
         new = hashed_name(rel, data)
         (stage / rel).rename(stage / new)
         renamed[rel] = new
-    names = tuple(sorted({PurePosixPath(rel).name for rel in renamed}))
+    names = frozenset(PurePosixPath(rel).name for rel in renamed)
     table = json.dumps(renamed, sort_keys=True, indent=1) + "\n"
     map_digest = hashlib.sha256(table.encode("utf-8")).hexdigest()
     for page, (rel, known) in given.items():
@@ -183,15 +183,16 @@ def _targets(page: Path, target_of: _Targets, html: str) -> tuple[str, ...]:
 
 
 def _with_hashed_urls(page: Path, target_of: _Targets, html: str, renamed: dict[str, str],
-                      names: tuple[str, ...]) -> str:
-    """``_rewritten`` with ``_hashed_url``: only the URLs holding the name of a renamed file
-    (``names``; a renamed target's last part is in its URL) are resolved and replaced, the
-    page copied around them (~36,000 URLs, a few per page renamed)."""
+                      names: frozenset[str]) -> str:
+    """``_rewritten`` with ``_hashed_url``: only the URLs with a part of their path named as a
+    renamed file (``names``) are resolved and replaced, the page copied around them. A target
+    is the page's folder joined with the URL's path: its last part is one of the path's, or
+    else it is a folder above the page, never a renamed file."""
     out: list[str] = []
     last = 0
     for m in patterns.URL_ATTRIBUTE.finditer(html):
         url = m.group("url")
-        if not any(name in url for name in names):
+        if names.isdisjoint(url.split("#", 1)[0].split("?", 1)[0].split("/")):
             continue
         target = target_of(page, url)
         new = _hashed_url(renamed, target, url) if target else url
@@ -222,7 +223,7 @@ def _rewritten(page: Path, target_of: _Targets, html: str, fn) -> str:
     def sub(m):
         target = target_of(page, m.group("url"))
         new = fn(target, m.group("url")) if target else m.group("url")
-        return f'{m.group("attr")}="{new}"'
+        return f'{m.group("ws")}{m.group("attr")}="{new}"'
 
     return patterns.URL_ATTRIBUTE.sub(sub, html)
 
