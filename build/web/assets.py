@@ -110,7 +110,7 @@ def hash_assets(stage: Path, extra: tuple[str, ...] = (), memo: PageMemo | None 
     for page in pages(stage):
         rel, data = page.relative_to(stage).as_posix(), None
         targets = memo.targets(rel, page)
-        if targets is None or not all(t in wanted or (stage / t).is_file() for t in targets):
+        if targets is None or not all(t in wanted or target_of.is_file(t) for t in targets):
             data = page.read_bytes()
             targets = _targets(page, target_of, _text(data))   # a missing asset: its own error
         given[page] = (rel, data)
@@ -150,6 +150,17 @@ class _Targets:
     def __init__(self, stage: Path) -> None:
         self.stage = stage
         self.memo: dict[tuple[str, str], str | None] = {}
+        self.files: set[str] = set()   # targets found to be files (each page names the same)
+
+    def is_file(self, target: str) -> bool:
+        """Whether ``target`` is a file of the stage (asked once per target while the pages
+        are read: nothing is renamed or removed meanwhile)."""
+        if target in self.files:
+            return True
+        if (self.stage / target).is_file():
+            self.files.add(target)
+            return True
+        return False
 
     def __call__(self, page: Path, url: str) -> str | None:
         folder = _folder(page, self.stage)
@@ -174,7 +185,7 @@ def _targets(page: Path, target_of: _Targets, html: str) -> tuple[str, ...]:
             continue
         target = target_of(page, url)
         if target and suffix(target) in HASHED_SUFFIXES and target not in found:
-            if not (target_of.stage / target).is_file():
+            if not target_of.is_file(target):
                 raise BuildError(page.name, f"{m.group('attr')}=\"{m.group('url')}\" "
                                  f"names {target}, which the build did not write",
                                  "fix the template or add the file to site_src/static/")
