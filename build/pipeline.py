@@ -252,13 +252,14 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         packed = GzipMemo(cache)
         for entry_json in later:   # the second core has room during publish
             entry_json.begin()
+        final: dict[str, bytes] = {}   # files publish read or wrote last: stashed unread
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed,
-                                  cache)
+                                  cache, final)
         packed.save()
         for entry_json in later:
             entry_json.store()
         write_json(stage / "web-report.json", web)
-        stashed = cache.stash(stage, files(stage) if site_key else [])
+        stashed = cache.stash(stage, files(stage) if site_key else [], final)
     clock.lap("publish")
     per_norm = ", ".join(f"{norm_of(r).prefix} {len(r.units)} units"
                          for r in (reg, *others))

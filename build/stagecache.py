@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import NamedTuple
 
 from citavial.build import stagekeys
 from citavial.build.atomic import staged_dir, write_bytes
@@ -91,6 +92,14 @@ def _parse(raw: bytes, stage: str, key: str) -> Entry | None:
     if len({f[0] for f in files}) != len(files):
         return None
     return Entry(stage, key, tuple(files), data["note"])
+
+
+class Held(NamedTuple):
+    """A file whose bytes the build holds: what it wrote there, or read back after its last
+    write (``StageCache.stash``)."""
+
+    path: str
+    data: bytes
 
 
 class StageCache:
@@ -172,17 +181,23 @@ class StageCache:
         found = self.lookup(stage, key)
         return None if found is None else unpack(found, dest)
 
-    def stash(self, src: Path, files: list[str]) -> list[list]:
+    def stash(self, src: Path, files: list[str],
+              read: Mapping[str, bytes] | None = None) -> list[list]:
         """Put ``files``' bytes (relative to ``src``) into the blob store; return what
-        ``commit`` names them by. Nothing is written when the cache is off."""
-        return self._stash({rel: os.path.join(src, rel) for rel in files})
+        ``commit`` names them by. Nothing is written when the cache is off. ``read``: the
+        bytes of some of them, as this build wrote or last read them: hashed from memory, the
+        files linked unread."""
+        read = {} if read is None else read
+        return self._stash({rel: os.path.join(src, rel) if rel not in read
+                            else Held(os.path.join(src, rel), read[rel]) for rel in files})
 
-    def stash_data(self, named: Mapping[str, bytes | str]) -> list[list]:
-        """``stash`` for values held in memory: {relative path: bytes, or the path of a file
-        holding them, which is linked (no new file) and hashed as ``stash`` hashes it}."""
+    def stash_data(self, named: Mapping[str, bytes | str | Held]) -> list[list]:
+        """``stash`` for values held in memory: {relative path: bytes, the path of a file
+        holding them (linked: no new file; hashed as ``stash`` hashes it), or both (``Held``:
+        the file linked, the bytes hashed)}."""
         return self._stash(dict(named))
 
-    def _stash(self, sources: dict[str, str | bytes]) -> list[list]:
+    def _stash(self, sources: dict[str, str | bytes | Held]) -> list[list]:
         items: list[list] = []
         if self.root is None:
             return items
@@ -190,7 +205,10 @@ class StageCache:
             folder = os.path.join(self.root, BLOBS)
             os.makedirs(folder, exist_ok=True)
             for rel, source in sorted(sources.items()):
-                if isinstance(source, bytes):
+                if isinstance(source, Held):
+                    sha, size = hashlib.sha256(source.data).hexdigest(), len(source.data)
+                    source = source.path
+                elif isinstance(source, bytes):
                     sha, size = hashlib.sha256(source).hexdigest(), len(source)
                 else:
                     sha, size = self.digest(source)

@@ -388,6 +388,23 @@ def test_cached_allowlist_is_checked_field_by_field(raw, ok):
         assert got[0].__dict__ == _entry_dict()
 
 
+@pytest.mark.parametrize("held", [
+    pytest.param(set(), id="every-file-read"),
+    pytest.param({"index.html", "a/b/c.js"}, id="some-bytes-held"),
+    pytest.param(set(FILES), id="every-file-held"),
+])
+def test_files_stashed_with_their_bytes_held_are_linked_and_named_alike(tmp_path, src, held):
+    """The build gives ``stash`` the bytes publish read or wrote last: those files are linked
+    unread, under the same names and sizes as files read from disk."""
+    by_path = StageCache(tmp_path / "one").stash(src, sorted(FILES))
+    cache = StageCache(tmp_path / "two")
+    items = cache.stash(src, sorted(FILES), {rel: FILES[rel] for rel in held})
+    assert items == by_path
+    for rel, _size, sha in items:
+        blob = tmp_path / "two" / "stages" / BLOBS / sha
+        assert blob.read_bytes() == FILES[rel] and blob.stat().st_ino == (src / rel).stat().st_ino
+
+
 def _gzip_filled(tmp_path):
     from citavial.build.web.assets import gzip_all
     from citavial.build.web.gzcache import GzipMemo

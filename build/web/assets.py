@@ -262,7 +262,8 @@ def precompress(stage: Path, memo: dict[bytes, bytes] | None = None,
     """Write ``f.gz`` beside every text file worth it (gzip -9, mtime 0: byte-identical
     builds); servers send it to clients that accept gzip. Returns (files, bytes saved).
     ``memo``: see gzip_all; ``read``: {relative path: bytes} of files already read (the service
-    worker's), taken instead of reading them again."""
+    worker's), taken instead of reading them again, and given the bytes of each twin put in
+    place here."""
     read = {} if read is None else read
     rels = [rel for rel in files(stage) if suffix(rel) in COMPRESSIBLE
             and not rel.startswith(NOT_SERVED)]
@@ -279,6 +280,7 @@ def precompress(stage: Path, memo: dict[bytes, bytes] | None = None,
                 memo.twin(data, packed, twin)
             else:
                 write_staged_bytes(twin, packed)
+            read[rel + ".gz"] = packed
             n, saved = n + 1, saved + len(data) - len(packed)
     return n, saved
 

@@ -17,7 +17,7 @@ import zlib
 from pathlib import Path
 
 from citavial.build.atomic import write_staged_bytes
-from citavial.build.stagecache import Key, StageCache, code_version
+from citavial.build.stagecache import Held, Key, StageCache, code_version
 
 STAGE = "gzip"
 
@@ -135,9 +135,9 @@ class GzipMemo(dict):
         their .gz twin when one was written (``twin``), else written."""
         if not self.key:
             return
-        named: dict[str, bytes | str] = {
-            f"{hashlib.sha256(d).hexdigest()}.gz": self._twins.get(d, gz)
-            for d, gz in self.items() if d not in self._blobs}
+        named: dict[str, bytes | Held] = {
+            f"{hashlib.sha256(d).hexdigest()}.gz": Held(self._twins[d], gz)
+            if d in self._twins else gz for d, gz in self.items() if d not in self._blobs}
         kept = {f"{sha}.gz": self._known[sha][1:]
                 for sha in self._kept | set(self._blobs.values())}
         items = self.cache.stash_data(named) + [

@@ -16,10 +16,13 @@ ICONS = "icons"   # the stage-cache entry of the icons drawn from site_src/pwa/i
 
 def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
             as_of_text: str, packed: dict[bytes, bytes] | None = None,
-            cache: StageCache | None = None) -> tuple[str, dict]:
+            cache: StageCache | None = None,
+            read: dict[str, bytes] | None = None) -> tuple[str, dict]:
     """Check, bundle, hash, describe and precompress the staged site; (report, figures).
     ``packed``: gzip results already known (gzcache.GzipMemo), filled with this build's;
-    ``cache``: the build cache (the pages an earlier build found free of inline code)."""
+    ``cache``: the build cache (the pages an earlier build found free of inline code);
+    ``read``: filled with {relative path: bytes} of the files it read or wrote last, as they
+    are when it returns (the build cache keeps them without reading them again)."""
     stage, site_src = Path(stage), Path(site_src)
     # the pages as rendered, checked in a child while this process hashes and compresses
     checked = inline.begin_check(stage, cache)
@@ -36,7 +39,7 @@ def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
     share.write_robots(stage, base_url)
     pwa.write_manifest(stage, as_of_text)
     packed = {} if packed is None else packed   # each file gzipped once: precache and .gz
-    read: dict[str, bytes] = {}   # each file read once: precache and .gz
+    read = {} if read is None else read   # each file read once: precache and .gz
     pre = pwa.write_service_worker(stage, site_src, reg, as_of_text, packed, read)
     n_gz, saved = assets.precompress(stage, packed, read)
     n_pages = checked.result()   # raises on inline code: the build stops before its swap
