@@ -370,6 +370,9 @@ class _Walker:
             s = view = s.replace("\t", " ")
         else:  # pre: spaces and tabs are text
             view = s.replace(" ", "t").replace("\t", "t")
+        if not self.run and not view.strip(" \n"):
+            return   # a block's leading white space renders nothing (collapse.kept_spans);
+            #          most of a page's text nodes are such, between its block elements
         self.run.append((s, view, ctx.chain, self.node, ctx.region))
 
     def flush(self, block_chain: Chain, targetable: bool = True) -> None:
