@@ -73,10 +73,14 @@ def _build(args: argparse.Namespace) -> int:
                        args.base_url, args.regulation_only)
     report = restore_site(entry[0], entry[2], args.as_of, args.out, started)
     if report is None:
+        from citavial.build.ingest.read import begin_tables
+        # poppler reads the PDF tables on the core the pipeline's loading leaves idle
+        begun = begin_tables(args.corpus, cache_dir, entry[:2])
         from citavial.build.pipeline import build_site
         report = build_site(corpus_dir=args.corpus, out_dir=args.out, as_of=args.as_of,
                             site_src=args.site_src, regulation_only=args.regulation_only,
-                            base_url=args.base_url, cache_dir=cache_dir, entry=entry)
+                            base_url=args.base_url, cache_dir=cache_dir, entry=entry,
+                            begun=begun)
     print(report)
     return 0
 

@@ -36,7 +36,7 @@ from citavial.build.gate.verify import (
 from citavial.build.index.job import IndexJob, passages_of
 from citavial.build.ingest import from_bloques, parse_texto, source_of, with_renames
 from citavial.build.ingest.markdown import ingest_norms
-from citavial.build.ingest.read import CorpusJson, read_corpus
+from citavial.build.ingest.read import Begun, CorpusJson, read_corpus
 from citavial.build.ingest.wordings import Wordings
 from citavial.build.models import ALLOWLIST_SCHEMA, NORM, Citation, Regulation
 from citavial.build.refs import RefError
@@ -146,7 +146,8 @@ def check_one_quote(ref: str, text: str, corpus_dir: Path, as_of: date,
 def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
                reports_dir: Path = REPORTS, regulation_only: bool = False,
                base_url: str = "", cache_dir: Path | None = None,
-               entry: tuple[StageCache, str, str] | None = None) -> str:
+               entry: tuple[StageCache, str, str] | None = None,
+               begun: Begun | None = None) -> str:
     """Build the whole site into ``out_dir``; return a one-paragraph report.
 
     ``regulation_only`` skips the authored guides and practice bank (their quotes are bound to
@@ -156,7 +157,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
     stage and gzip results by the hash of their inputs: build/stagecache.py; the embeddings:
     build/index/make/analysis.py); None caches nothing. The output is the same bytes either way.
     ``entry``: what ``site_entry`` returned for these very arguments (`citavial build` has it
-    already), so the corpus and site_src are not hashed again."""
+    already), so the corpus and site_src are not hashed again; ``begun``: the corpus it
+    verified and the PDF tables it began reading for them (ingest/read.py: begin_tables)."""
     clock = StageClock()
     t0, c0 = clock.start
     cache, inputs, site_key = entry or site_entry(
@@ -178,7 +180,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
             index.spawn()              # child starts (imports) beside the read
         later: list[CorpusJson] = []   # its typed JSON entry: made beside publish
         corpus = read_corpus(Path(corpus_dir), as_of, cache_dir,   # the build's one read of it
-                             (cache, inputs), later)
+                             (cache, inputs), later, begun)
         reg, others = corpus.regulation, corpus.others
         if proven.allowlist is None:
             index.start()   # its analysis runs beside the rest of the read, render, gate, pages

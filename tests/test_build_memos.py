@@ -72,6 +72,34 @@ def test_a_foreign_corpus_entry_is_parsed_again(tmp_path, corpus_cached, monkeyp
         _read(root)
 
 
+def test_tables_begun_early_give_the_same_corpus(tmp_path, corpus_cached):
+    """`citavial build` begins the PDF tables before loading the pipeline (read.begin_tables):
+    the read that then parses the corpus uses them, and gives the same corpus."""
+    from citavial.build.ingest import read
+    begun = read.begin_tables(CORPUS, None, (StageCache(tmp_path), "b" * 64))
+    assert begun and all(hasattr(f, "result") for f in begun.tables.values())
+    corpus = read.read_corpus(CORPUS, AS_OF, None, (StageCache(tmp_path), "b" * 64),
+                              begun=begun)
+    assert corpus == corpus_cached[0] and corpus.wordings == corpus_cached[0].wordings
+
+
+def test_no_tables_are_begun_when_the_pickle_will_serve_or_the_corpus_is_bad(tmp_path,
+                                                                             corpus_cached):
+    """A build that will read this cache's own pickle (released: its manifests are ours), or
+    whose corpus does not verify, begins nothing; a copied cache (the typed JSON, and maybe a
+    parse) still does."""
+    from citavial.build.ingest import read
+    root = _corpus_copy(tmp_path, corpus_cached)
+    first = StageCache(root)
+    _read_with(first)   # pickled, then released as a build does at its end
+    first.release()
+    assert read.begin_tables(CORPUS, None, (StageCache(root), "a" * 64)) is None
+    shutil.copytree(root, tmp_path / "copied")
+    assert read.begin_tables(CORPUS, None, (StageCache(tmp_path / "copied"), "a" * 64))
+    (tmp_path / "corpus").mkdir()   # no manifest: the read itself reports it
+    assert read.begin_tables(tmp_path / "corpus", None, (StageCache(None), "")) is None
+
+
 def _corpus_json(root):
     """The bytes of the corpus entry's typed JSON in the cache at ``root``."""
     from citavial.build.ingest import read
