@@ -248,3 +248,26 @@ def test_the_cli_loads_no_numpy_before_its_thread_setting():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)
     assert out.stdout.strip() == "False", out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("argv, code, fast", [
+    pytest.param(["build"], 0, True, id="build-ends-without-teardown"),
+    pytest.param(["build"], 1, False, id="failed-build-exits-normally"),
+    pytest.param(["search", "casco"], 0, False, id="other-command-exits-normally"),
+])
+def test_console_skips_the_teardown_only_after_a_build(monkeypatch, argv, code, fast):
+    """The console script ends a successful build with os._exit (output flushed first); any
+    other command or a failure exits as usual."""
+    from citavial.worker import cli as worker_cli
+    ended = []
+    monkeypatch.setattr(worker_cli.sys, "argv", ["citavial", *argv])
+    monkeypatch.setattr(worker_cli, "main", lambda got: code if got == argv else 99)
+
+    def fake_exit(status):
+        ended.append(("_exit", status))
+        raise SystemExit(status)
+    monkeypatch.setattr(worker_cli.os, "_exit", fake_exit)
+    with pytest.raises(SystemExit) as exc:
+        worker_cli.console()
+    assert exc.value.code == code
+    assert ended == ([("_exit", 0)] if fast else [])

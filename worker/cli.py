@@ -281,5 +281,19 @@ def main(argv: list[str] | None = None) -> int:
         return 141   # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
 
 
+def console() -> None:
+    """`citavial` as installed (the console script): ``main``; after a build that succeeded,
+    the process ends without the interpreter's teardown, which frees the build's objects one
+    by one (~0.15 s of a cold build's ~6 s). Its output is flushed first, and the build has
+    joined its threads and ended its children by then."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if code == 0 and argv[:1] == ["build"]:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()
