@@ -191,10 +191,9 @@ class StageCache:
         return self._stash({rel: os.path.join(src, rel) if rel not in read
                             else Held(os.path.join(src, rel), read[rel]) for rel in files})
 
-    def stash_data(self, named: Mapping[str, bytes | str | Held]) -> list[list]:
-        """``stash`` for values held in memory: {relative path: bytes, the path of a file
-        holding them (linked: no new file; hashed as ``stash`` hashes it), or both (``Held``:
-        the file linked, the bytes hashed)}."""
+    def stash_data(self, named: Mapping[str, bytes | Held]) -> list[list]:
+        """``stash`` for values held in memory: {relative path: bytes, or ``Held`` (a file
+        holding them, linked: no new file; the bytes hashed)}."""
         return self._stash(dict(named))
 
     def _stash(self, sources: dict[str, str | bytes | Held]) -> list[list]:
