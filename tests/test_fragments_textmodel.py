@@ -155,3 +155,36 @@ def test_the_plain_parser_reads_what_lxml_html_reads(built_site, monkeypatch):
     monkeypatch.setattr(T, "_STRING", lambda el: el.text_content())
     assert [_model(T.read_page(p)) for p in pages] == plain
     assert len(pages) > 200 and sum(len(m[0]) for m in plain) > 5000
+
+
+PAGES = [   # blocks that recur from page to page (the site's chrome) and blocks that do not
+    '<nav><a href="/">Índice</a> <a href="/g">Guías</a></nav><p id="a">uno  <em>dos</em></p>',
+    '<nav><a href="/">Índice</a> <a href="/g">Guías</a></nav><pre id="p">  uno\n dos </pre>',
+    '<nav><a href="/">Índice</a></nav><p id="b">uno <br> dos</p><p>Guías</p>',
+    '<p id="c">uno  dos</p><pre id="d">uno  dos</pre>',   # one raw text, two renderings
+]
+
+
+def test_a_page_reads_the_same_after_other_pages(monkeypatch):
+    """A block's rendered text is remembered across pages (textmodel._RENDERED: most of a site's
+    blocks are its chrome); pages read one after another, the memo kept, are the pages read
+    with nothing remembered from one block to the next."""
+    from citavial.build.gate.fragments import textmodel
+    class Forgets(dict):
+        def __setitem__(self, key, value):
+            pass
+
+    monkeypatch.setattr(textmodel, "_RENDERED", Forgets())
+    alone = [read_page(html) for html in PAGES]
+    monkeypatch.setattr(textmodel, "_RENDERED", {})
+    together = [read_page(html) for html in PAGES + PAGES]
+    assert together == alone + alone
+    assert len(textmodel._RENDERED) > 1   # the memo was used
+
+
+def test_the_rendered_text_memo_is_bounded(monkeypatch):
+    from citavial.build.gate.fragments import textmodel
+    monkeypatch.setattr(textmodel, "_RENDERED_MAX", 3)
+    textmodel._RENDERED.clear()
+    read_page("".join(f"<p>bloque {i}</p>" for i in range(10)))
+    assert len(textmodel._RENDERED) <= 3

@@ -164,7 +164,17 @@ def deep_link(page: PageText, anchor_id: str, text: str) -> DeepLink:
 
 def deep_link_at(page: PageText, anchor_id: str, start: int, end: int) -> DeepLink:
     """The link whose FIRST match is exactly ``joined[start:end]`` (the caller knows which
-    occurrence it means, e.g. one table cell among equal ones), or the ``#id`` fallback."""
+    occurrence it means, e.g. one table cell among equal ones), or the ``#id`` fallback.
+    Remembered per page: a table row the gate could not link is tried again by its place
+    (cells.row_fragment), over the same span, and a failed span tries every candidate."""
+    key = ("deep_link", anchor_id, start, end)
+    known = page.memo.get(key)
+    if known is None:
+        known = page.memo[key] = _deep_link_at(page, anchor_id, start, end)
+    return known
+
+
+def _deep_link_at(page: PageText, anchor_id: str, start: int, end: int) -> DeepLink:
     span = (start, end)
     for directive, kind in _candidates(page, *span):
         hit = match_directive(page, directive)

@@ -384,21 +384,41 @@ class _Walker:
             whole, view = chunks[0][0], chunks[0][1]
         else:
             whole, view = "".join([c[0] for c in chunks]), "".join([c[1] for c in chunks])
-        spans = kept_spans(view)
-        if not spans:
-            return   # only white space between blocks (most runs of a page): renders nothing
-        text = whole if spans == [(0, len(whole))] else "".join([whole[a:b] for a, b in spans])
-        norm, offsets = normalize_with_map(text)
+        key = (whole, view)
+        known = _RENDERED.get(key)
+        if known is None:
+            if len(_RENDERED) >= _RENDERED_MAX:
+                _RENDERED.clear()
+            known = _RENDERED[key] = _rendered(whole, view)
+        spans, text, norm, offsets = known
         if not norm:
-            return
+            return   # only white space between blocks (most runs of a page): renders nothing
         segments, region = segments_of(chunks, spans)
         if block_chain in self.anchors:   # ids only grow: a chain's anchor never changes
             anchor = self.anchors[block_chain]
         else:
             anchor = self.anchors[block_chain] = next(
                 (self.ids[s] for s in reversed(block_chain) if self.ids[s]), None)
-        self.blocks.append(Block(len(self.blocks), text, norm, tuple(offsets), anchor,
+        self.blocks.append(Block(len(self.blocks), text, norm, offsets, anchor,
                                  tuple(segments), targetable, region))
+
+
+# A block's rendered text from its raw text and whitespace view, remembered: most blocks of a
+# site are its chrome (the menu, the footer, "Índice"), the same on every page (62 % of the
+# blocks of a build repeat one seen before). Bounded: a worker reads pages for as long as it runs.
+_RENDERED: dict[tuple[str, str], tuple[list[tuple[int, int]], str, str, tuple[int, ...]]] = {}
+_RENDERED_MAX = 50_000
+
+
+def _rendered(whole: str, view: str) -> tuple[list[tuple[int, int]], str, str, tuple[int, ...]]:
+    """(kept spans, rendered text, its norm, norm -> text offsets); an empty norm when
+    nothing renders."""
+    spans = kept_spans(view)
+    if not spans:
+        return spans, "", "", ()
+    text = whole if spans == [(0, len(whole))] else "".join([whole[a:b] for a, b in spans])
+    norm, offsets = normalize_with_map(text)
+    return spans, text, norm, tuple(offsets)
 
 
 # lxml.html's parser is this one plus a Python lookup of an element class per element (a tenth
