@@ -346,3 +346,23 @@ def test_service_worker_precaches_the_study_site(built_site):
     report = json.loads((built_site / "web-report.json").read_text())
     assert report["precache_files"] == len(files) and report["precache_version"] == build["version"]
     assert 0 < report["precache_gzip_bytes"] < report["precache_bytes"]
+
+
+def test_gzip_all_compresses_the_largest_first_and_answers_in_order():
+    """assets.gzip_all: batches of about BATCH_BYTES, the largest contents first (a big file
+    left last would end the work on one core); each result is gzip -9 of its own content, in
+    the order asked, repeats included."""
+    import gzip
+
+    from citavial.build.web import assets
+    datas = [bytes([65 + i % 26]) * size for i, size in
+             enumerate([10, 300_000, 5, 70_000, 200_000, 70_000, 1_000_000, 12])]
+    datas.append(datas[3])   # a repeat: compressed once
+    batches = assets._batches(list(dict.fromkeys(datas)))
+    flat = [d for batch in batches for d in batch]
+    assert sorted(flat, key=len, reverse=True) == flat and len(flat) == len(set(datas))
+    assert [len(b[0]) for b in batches[:3]] == [1_000_000, 300_000, 200_000]
+    assert all(sum(map(len, b[:-1])) < assets.BATCH_BYTES for b in batches)
+    packed = assets.gzip_all(datas)
+    assert [gzip.decompress(p) for p in packed] == datas
+    assert packed == [gzip.compress(d, compresslevel=9, mtime=0) for d in datas]
