@@ -74,7 +74,8 @@ def _build(args: argparse.Namespace) -> int:
     report = restore_site(entry[0], entry[2], args.as_of, args.out, started)
     if report is None:
         from citavial.build.ingest.read import begin_tables
-        # poppler reads the PDF tables on the core the pipeline's loading leaves idle
+        # the PDF tables (poppler, if their committed file is stale) on the core the
+        # pipeline's loading leaves idle
         begun = begin_tables(args.corpus, cache_dir, entry[:2])
         from citavial.build.pipeline import build_site
         report = build_site(corpus_dir=args.corpus, out_dir=args.out, as_of=args.as_of,
@@ -94,6 +95,10 @@ def _cmd_verify_quote(args: argparse.Namespace) -> int:
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
+    if args.tables:
+        from citavial.build.ingest.markdown import write_tables
+        print(write_tables(args.corpus, args.boe_id))
+        return 0
     if args.images:
         from citavial.build.corpus.images import fetch_images
         from citavial.build.corpus.integrity import verify_corpus
@@ -203,6 +208,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="download the images the corpus text refers to (the sign catalogue) into "
                         "corpus/images/ with their sha256 in corpus/images/MANIFEST.json; the "
                         "text itself is not refetched")
+    f.add_argument("--tables", action="store_true",
+                   help="read the norm's ruled tables from its PDF in corpus/norms/ with poppler "
+                        "into <id>.tables.json beside it (after the PDF, the table reader or "
+                        "poppler changed); builds read that file instead of the PDF; nothing "
+                        "is downloaded")
     f.add_argument("--image-base-url", default="https://www.boe.es",
                    help="site the /datos/imagenes/ paths are fetched from (tests: a local server)")
     f.set_defaults(func=_cmd_fetch)

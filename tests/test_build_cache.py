@@ -108,8 +108,15 @@ def test_stale_keys_are_dropped_on_save(embedder, tmp_path):
 _NEEDS_POPPLER = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
 
 
+@pytest.fixture
+def uncommitted(monkeypatch):
+    """As if the tables committed beside the PDF were stale (tests/test_pdf_tables_committed.py):
+    the cache's own behaviour."""
+    monkeypatch.setattr(pdftables, "committed_tables", lambda *_a: None)
+
+
 @_NEEDS_POPPLER
-def test_pdf_tables_come_back_from_the_cache_unchanged(tmp_path, monkeypatch):
+def test_pdf_tables_come_back_from_the_cache_unchanged(tmp_path, monkeypatch, uncommitted):
     """The RD 818/2009 tables read from its PDF are kept by the PDF's hash: the second read is
     the first's, and no page is read from the PDF again. The first read takes each run of
     consecutive pages' words from one pdftotext: the very tables of one run per page."""
@@ -136,7 +143,7 @@ def test_pdf_tables_come_back_from_the_cache_unchanged(tmp_path, monkeypatch):
     pytest.param('{"12": [[["x"]]]', id="truncated-json"),
     pytest.param('{"99": []}', id="other-pages"),
 ])
-def test_unreadable_pdf_tables_cache_is_read_again_not_an_error(tmp_path, content):
+def test_unreadable_pdf_tables_cache_is_read_again_not_an_error(tmp_path, content, uncommitted):
     pdf = verify_norms(CORPUS)["RD-818/2009"].pdf
     assert pdf is not None
     expected = pdftables.read_tables(pdf, [12], None)

@@ -44,11 +44,15 @@ def _tree_digest(h, root: Path, pattern: str) -> None:
 
 def cache_key(corpus: Path, site_src: Path, as_of: date) -> str:
     """Hash of what the pages depend on. The manifests stand for the corpus files: each file
-    was just checked against its manifest's sha256 (verify_corpus)."""
+    was just checked against its manifest's sha256 (verify_corpus); the PDF tables committed
+    beside a PDF are hashed themselves."""
     h = hashlib.sha256(f"{as_of.isoformat()}\0".encode("ascii"))
     for manifest in (manifest_path(corpus), norms_dir(corpus) / MANIFEST_NAME):
         h.update(manifest.read_bytes() if manifest.is_file() else b"-")
         h.update(b"\0")
+    # the PDF tables committed beside a PDF (ingest/markdown/pdftables.py) are in no manifest
+    for tables in sorted(norms_dir(corpus).glob("*.tables.json")):
+        h.update(tables.name.encode("utf-8") + b"\0" + tables.read_bytes() + b"\0")
     for sub in ("templates", "static"):
         if (Path(site_src) / sub).is_dir():
             _tree_digest(h, Path(site_src) / sub, "*")

@@ -68,10 +68,10 @@ class Begun(NamedTuple):
 
 def begin_tables(corpus_dir: Path, cache_dir: Path | None = None,
                  cached: tuple[StageCache, str] = (StageCache(None), "")) -> Begun | None:
-    """The corpus verified and its PDF tables (RD 818/2009's: ~0.6 s of poppler's processes)
-    begun now, for a ``read_corpus`` with the same arguments that will parse the corpus:
-    `citavial build` calls this before it loads the pipeline, so poppler has the core its
-    start-up leaves idle, and the read uses both (the corpus is still verified once). None
+    """The corpus verified and its PDF tables (RD 818/2009's: the committed file, or, when it is
+    stale, ~1 s of CPU in poppler's processes) begun now, for a ``read_corpus`` with the same
+    arguments that will parse the corpus: `citavial build` calls this before it loads the
+    pipeline, so they have the core its start-up leaves idle (the corpus is still verified once). None
     when this cache's own pickle of the corpus will serve, or when the corpus does not verify
     (the read reports that)."""
     cache, inputs = cached
@@ -158,8 +158,8 @@ def _from_json(cache: StageCache, key: str) -> _Stored | None:
 def _parse(corpus_dir: Path, as_of: date, cache_dir: Path | None,
            begun: Begun | None = None) -> Corpus:
     info = verify_corpus(corpus_dir, norms_required=True) if begun is None else begun.info
-    with ThreadPoolExecutor(max_workers=1) as pool:   # the PDF tables (~0.6 s of waiting on
-        #                                               poppler) while the rest is read
+    with ThreadPoolExecutor(max_workers=1) as pool:   # the PDF tables (poppler, when the
+        #                                               committed ones are stale) while the rest is read
         tables = start_tables(info.norms, pool, cache_dir) if begun is None else begun.tables
         bloques = parse_texto(info.texto_path)
         reg = with_renames(from_bloques(bloques, source_of(info), as_of), corpus_dir)

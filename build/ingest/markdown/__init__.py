@@ -33,7 +33,7 @@ from citavial.build.ingest import source_of
 from citavial.build.ingest.markdown.lines import Item, scan
 from citavial.build.ingest.markdown.missing import add_missing_tables
 from citavial.build.ingest.markdown.norms import NORMS, spec
-from citavial.build.ingest.markdown.pdftables import TABLES, read_tables, recover
+from citavial.build.ingest.markdown.pdftables import TABLES, read_tables, recover, write_committed
 from citavial.build.ingest.markdown.units import Walk
 from citavial.build.models import Regulation
 
@@ -82,6 +82,18 @@ def ingest_report(copy: NormCopy, as_of: date, cache_dir: Path | None = None,
 def ingest_norm(copy: NormCopy, as_of: date, cache_dir: Path | None = None) -> Regulation:
     """One norm's Regulation as the copy has it (see :func:`ingest_report`)."""
     return ingest_report(copy, as_of, cache_dir)[0]
+
+
+def write_tables(corpus_dir: Path, boe_id: str) -> str:
+    """Read the PDF tables of the copy ``boe_id`` with poppler into the file builds read
+    (pdftables.write_committed); a one-line report. BuildError for a copy without tables."""
+    copies = [c for c in verify_norms(corpus_dir).values() if c.boe_id == boe_id]
+    if not copies or copies[0].norm not in TABLES or copies[0].pdf is None:
+        with_tables = ", ".join(sorted(c.boe_id for c in verify_norms(corpus_dir).values()
+                                       if c.norm in TABLES and c.pdf is not None))
+        raise BuildError(boe_id, "is not a copy in corpus/norms/ whose tables are read from "
+                                 "its PDF", f"name one of: {with_tables or 'none'}")
+    return write_committed(copies[0].pdf, _pages(copies[0].norm))
 
 
 def load_norms(corpus_dir: Path, as_of: date,

@@ -5,7 +5,8 @@ every word its box (``pdftotext -bbox``). The rules make a grid; a boundary that
 joins two grid cells (colspan/rowspan); a cell's text is its words in reading order. Nothing is
 guessed: a table whose rules do not form a grid is an error, and every cell's text is checked
 against the PDF's own text by tests/test_ingest_markdown_pdf.py. Hand-written (not pdfplumber):
-forty lines on top of poppler, which the fidelity tests need anyway.
+forty lines on top of poppler, which the fidelity tests need anyway. What it reads is committed
+beside the PDF (``committed_tables``), so a build runs no poppler.
 """
 
 from __future__ import annotations
@@ -148,9 +149,13 @@ _CACHE_PREFIX = "pdftables-"
 
 
 def read_tables(pdf: Path, pages: list[int], cache_dir: Path | None = None) -> dict[int, list[_Grid]]:
-    """``page_tables`` of each page: from ``cache_dir`` when it holds them for this PDF's bytes,
-    this poppler and this module's code; else read side by side (each page is two poppler runs,
-    mostly spent waiting on them) and cached. A missing or unreadable cache file is ignored."""
+    """``page_tables`` of each page: the committed ones (``committed_tables``) when they were
+    read from these bytes by this code; else from ``cache_dir`` when it holds them for this
+    PDF's bytes, this poppler and this module's code; else read with poppler (``extract``) and
+    cached. A missing or unreadable file is ignored."""
+    found = committed_tables(pdf, pages)
+    if found is not None:
+        return found
     path = None if cache_dir is None else Path(cache_dir) / f"{_CACHE_PREFIX}{_cache_key(pdf)}.json"
     if path is not None:
         try:
@@ -158,14 +163,7 @@ def read_tables(pdf: Path, pages: list[int], cache_dir: Path | None = None) -> d
             return {p: [[tuple(c) for c in t] for t in got[str(p)]] for p in pages}
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    with ThreadPoolExecutor(max_workers=min(4, max(len(pages), 1))) as pool:
-        # the words of each run of consecutive pages in one pdftotext (one process per page
-        # cost ~0.2 s more CPU, each loading the PDF); the rules still one page per pdftocairo
-        # (a multi-page SVG writes its rules another way)
-        runs = list(pool.map(lambda run: _run_words(pdf, run[0], run[-1]), _runs(pages)))
-        words = {page: w for run in runs for page, w in run.items()}
-        out = dict(zip(pages, pool.map(lambda p: _tables(pdf, p, _rules(pdf, p), words[p]),
-                                       pages), strict=True))
+    out = extract(pdf, pages)
     if path is not None:
         write_text(path, json.dumps({str(p): t for p, t in out.items()}, ensure_ascii=False,
                                     sort_keys=True))
@@ -173,6 +171,85 @@ def read_tables(pdf: Path, pages: list[int], cache_dir: Path | None = None) -> d
             if old != path:   # one PDF's tables per cache, as the index keeps one key
                 old.unlink(missing_ok=True)
     return out
+
+
+def extract(pdf: Path, pages: list[int]) -> dict[int, list[_Grid]]:
+    """``page_tables`` of each page, read with poppler side by side (each page is two poppler
+    runs, mostly spent waiting on them: ~1 s of CPU in all for RD 818/2009's 19 pages)."""
+    with ThreadPoolExecutor(max_workers=min(4, max(len(pages), 1))) as pool:
+        # the words of each run of consecutive pages in one pdftotext (one process per page
+        # cost ~0.2 s more CPU, each loading the PDF); the rules still one page per pdftocairo
+        # (a multi-page SVG writes its rules another way)
+        runs = list(pool.map(lambda run: _run_words(pdf, run[0], run[-1]), _runs(pages)))
+        words = {page: w for run in runs for page, w in run.items()}
+        return dict(zip(pages, pool.map(lambda p: _tables(pdf, p, _rules(pdf, p), words[p]),
+                                        pages), strict=True))
+
+
+# The tables this module reads from a PDF, committed beside it (``<pdf stem>.tables.json``): a
+# build or `citavial check` takes them instead of running poppler (a cold build's largest single
+# cost after the gate, and poppler-utils need not be installed to build). They are taken only
+# when they record the sha256 of the PDF's bytes and of this module's source: after a change to
+# either, the build reads the PDF again until `citavial fetch <BOE id> --tables` rewrites them.
+# tests/test_ingest_markdown_pdf.py reads the PDF with poppler and compares.
+TABLES_SCHEMA = "citavial-pdf-tables/1"
+
+
+def committed_path(pdf: Path) -> Path:
+    return Path(pdf).with_name(f"{Path(pdf).stem}.tables.json")
+
+
+def _extractor_digest() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def committed_tables(pdf: Path, pages: list[int]) -> dict[int, list[_Grid]] | None:
+    """The committed tables of ``pages``, if read from this PDF's bytes by this module's code
+    (every cell a (row, col, rowspan, colspan, text)); None otherwise."""
+    try:
+        doc = json.loads(committed_path(pdf).read_text("utf-8"))
+        if doc["schema"] != TABLES_SCHEMA or doc["extractor_sha256"] != _extractor_digest() \
+                or doc["pdf_sha256"] != hashlib.sha256(Path(pdf).read_bytes()).hexdigest():
+            return None
+        out = {p: [[tuple(c) for c in t] for t in doc["pages"][str(p)]] for p in pages}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    cells = (c for grids in out.values() for grid in grids for c in grid)
+    if all(len(c) == 5 and all(type(v) is int for v in c[:4]) and isinstance(c[4], str)
+           for c in cells):
+        return out
+    return None
+
+
+def _tables_json(head: dict[str, str], pages: dict[int, list[_Grid]]) -> str:
+    """The committed file's JSON: a cell per line (a diff shows the cells that changed)."""
+    def table(grid: _Grid) -> str:
+        return "[\n" + ",\n".join("    " + json.dumps(list(c), ensure_ascii=False)
+                                    for c in grid) + "\n   ]"
+    lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in
+             sorted(head.items())]
+    body = ",\n".join(f"  {json.dumps(str(p))}: [\n   " + ",\n   ".join(map(table, grids))
+                      + "\n  ]" for p, grids in sorted(pages.items()))
+    return "{\n" + "\n".join(lines) + '\n "pages": {\n' + body + "\n }\n}\n"
+
+
+def write_committed(pdf: Path, pages: list[int]) -> str:
+    """Read ``pages``' tables from ``pdf`` with poppler and write them beside it (atomically,
+    sorted keys: the same bytes for the same PDF, code and poppler); a one-line report."""
+    out = extract(pdf, pages)
+    version = _poppler(["pdftotext", "-v"], None, stderr=True).splitlines()[0]
+    head = {"schema": TABLES_SCHEMA,
+            "$comment": "The ruled tables of the PDF beside this file, read by "
+                        "build/ingest/markdown/pdftables.py with poppler: per page, its tables, "
+                        "each a list of cells [row, column, rowspan, colspan, text]. Do not edit "
+                        "by hand: `citavial fetch <BOE id> --tables` rewrites it.",
+            "pdf": Path(pdf).name,
+            "pdf_sha256": hashlib.sha256(Path(pdf).read_bytes()).hexdigest(),
+            "extractor_sha256": _extractor_digest(), "poppler": version}
+    path = committed_path(pdf)
+    write_text(path, _tables_json(head, out))
+    n = sum(len(grids) for grids in out.values())
+    return f"{path}: {n} tables on {len(out)} pages of {Path(pdf).name} ({version})"
 
 
 def _cache_key(pdf: Path) -> str:
