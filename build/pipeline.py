@@ -38,7 +38,6 @@ from citavial.build.ingest import from_bloques, parse_texto, source_of, with_ren
 from citavial.build.ingest.markdown import ingest_norms
 from citavial.build.ingest.read import Begun, CorpusJson, read_corpus
 from citavial.build.ingest.wordings import Wordings
-from citavial.build.jsontext import dumps_indented
 from citavial.build.models import ALLOWLIST_SCHEMA, NORM, Citation, Regulation
 from citavial.build.refs import RefError
 from citavial.build.renames import FILE_NAME as RENAMES_FILE
@@ -90,7 +89,7 @@ RECENT_CHANGE_DAYS = 365
 
 def write_json(path: Path, obj) -> None:
     """Deterministic JSON into the staging directory: sorted keys, UTF-8, a final newline."""
-    write_staged(path, dumps_indented(obj) + "\n")
+    write_staged(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n")
 
 
 def _source_json(reg: Regulation) -> dict:
