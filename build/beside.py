@@ -52,8 +52,10 @@ def cpus() -> int:
 class Beside:
     """``entry(value)`` computed in a child process (see the module docstring)."""
 
-    def __init__(self, entry: str, value: Any) -> None:
-        self.entry = entry
+    def __init__(self, entry: str, value: Any, nice: int = 0) -> None:
+        """``nice``: the child's niceness (Linux: 19 runs it only when a core would idle
+        otherwise, so it never slows the build's own process)."""
+        self.entry, self.nice = entry, nice
         self._ok, self._value = False, None
         self._data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -61,7 +63,8 @@ class Beside:
 
     def _run(self) -> None:
         try:
-            proc = subprocess.Popen(python_argv(_CHILD, self.entry), stdin=subprocess.PIPE,
+            proc = subprocess.Popen(python_argv(_CHILD, self.entry, str(self.nice)),
+                                    stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             out, err = proc.communicate(self._data)
         except OSError as exc:
@@ -88,6 +91,8 @@ def _child_main() -> None:
     """The child: argv[2] names ``module:function``; its argument pickled on stdin, its
     return value pickled on stdout."""
     gc.disable()   # short-lived: what it allocates is freed when it exits
+    if len(sys.argv) > 3 and int(sys.argv[3]):
+        os.nice(int(sys.argv[3]))
     module, _, name = sys.argv[2].partition(":")
     fn = getattr(importlib.import_module(module), name)
     value = pickle.load(sys.stdin.buffer)

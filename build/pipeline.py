@@ -184,6 +184,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         reg, others = corpus.regulation, corpus.others
         if proven.allowlist is None:
             index.start()   # its analysis runs beside the rest of the read, render, gate, pages
+        for entry_json in later:   # at the lowest priority: in the second core's idle moments
+            entry_json.begin()
         guides = [] if regulation_only else read_guides(site_src / "content")
         bank = [] if regulation_only else read_bank(site_src / "practice")
         citations = [c for g in guides for c in g.citations] + [
@@ -252,8 +254,6 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         index_report = _indexes(index, stage, signs, (cache, inputs))
         clock.lap("index")
         packed = GzipMemo(cache)
-        for entry_json in later:   # the second core has room during publish
-            entry_json.begin()
         final: dict[str, bytes] = {}   # files publish read or wrote last: stashed unread
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed,
                                   cache, final)

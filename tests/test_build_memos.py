@@ -5,6 +5,7 @@ reused only for the very inputs, a foreign entry is a miss, the output the same 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -125,7 +126,7 @@ def test_a_deferred_corpus_entry_is_the_one_stored_at_once(tmp_path, corpus_cach
     assert len(later) == 1
     assert StageCache(tmp_path).lookup(read.STAGE, later[0].key) is None
     real = beside.Beside
-    monkeypatch.setattr(read, "Beside", lambda _entry, value: real(child, value))
+    monkeypatch.setattr(read, "Beside", lambda _entry, value, nice=0: real(child, value, nice))
     monkeypatch.setattr(read, "cpus", lambda: 2)
     with caplog.at_level("WARNING", logger="citavial.build.beside"):
         later[0].begin()
@@ -418,3 +419,12 @@ def test_held_blobs_are_dropped_once_at_release(tmp_path):
     assert len(blobs()) == 1 and blobs() != first
     assert cache.restore("site", Key("t").text("v", "2").hexdigest(), tmp_path / "o")
     assert (tmp_path / "o" / "a.txt").read_bytes() == b"two"
+
+
+@pytest.mark.parametrize("nice", [0, 19])
+def test_a_child_beside_the_build_runs_at_the_niceness_asked(nice):
+    """beside.Beside(..., nice=19): the corpus's JSON is made at the lowest priority, in the
+    second core's idle moments, never slowing the build's own process."""
+    from citavial.build import beside
+    ok, value = beside.Beside("os:nice", 0, nice=nice).result()   # os.nice(0): its niceness
+    assert ok and value == min(19, os.nice(0) + nice)   # 19 at most

@@ -129,8 +129,10 @@ class CorpusJson:
         self._child: Beside | None = None
 
     def begin(self) -> None:
+        """Start the child, at the lowest priority: begun when the corpus is read, it takes
+        the second core only when the index's child leaves it idle."""
         if cpus() > 1:
-            self._child = Beside(f"{__name__}:json_form", self.pickled)
+            self._child = Beside(f"{__name__}:json_form", self.pickled, nice=19)
 
     def store(self) -> None:
         ok, data = (False, None) if self._child is None else self._child.result()
