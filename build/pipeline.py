@@ -70,6 +70,7 @@ from citavial.build.stagecache import (
 )
 from citavial.build.stageclock import StageClock
 from citavial.build.web.gzcache import GzipMemo
+from citavial.build.web.inline import begin_check
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
 
@@ -199,6 +200,8 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         clock.lap("read")
         pages = render_norms(cache, norms, stage, site_src, (reg, *others), fetched, base_url,
                              change_links)
+        # their inline-code check, at the lowest priority: in the second core's idle moments
+        early = begin_check(stage, cache, nice=19)
         clock.lap("render")
         site_pages = Pages(stage)   # each page read once, for the gate and the row links
         passed = QuoteMemo(cache, norms)      # the quotes that passed on these pages before
@@ -256,7 +259,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         packed = GzipMemo(cache)
         final: dict[str, bytes] = {}   # files publish read or wrote last: stashed unread
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed,
-                                  cache, final)
+                                  cache, final, early)
         packed.save()
         for entry_json in later:
             entry_json.store()

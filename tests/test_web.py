@@ -296,6 +296,35 @@ def test_the_check_judges_the_pages_as_they_were_when_it_began(tmp_path):
         inline.check_pages(stage)
 
 
+@pytest.mark.parametrize("change", ["none", "bad-page-added", "page-made-bad", "bad-page-cleaned"])
+def test_a_check_begun_early_stands_only_for_pages_unchanged_since(tmp_path, change):
+    """The build checks the norms' pages once rendered (nice 19, in the second core's idle
+    moments) and the rest at publish (``earlier``): the answer is the one check of the pages
+    as they are at publish — an early verdict never covers a page changed since."""
+    stage = _many_pages(tmp_path, {"vieja.html": "<p style='x'>x</p>"} if change ==
+                        "bad-page-cleaned" else {})
+    early = inline.begin_check(stage, nice=19)
+    if change == "bad-page-added":
+        (stage / "nueva.html").write_text("<html><body><script>x()</script></body></html>")
+    elif change == "page-made-bad":
+        (stage / "p0.html").write_text("<html><body><p onclick='x()'>x</p></body></html>")
+    elif change == "bad-page-cleaned":
+        (stage / "vieja.html").write_text("<html><body><p>x</p></body></html>")
+    late = inline.begin_check(stage, earlier=early)
+    whole = inline.begin_check(stage, beside=False)
+    assert {rel for rel, _ in late.todo} == {"none": set(), "bad-page-added": {"nueva.html"},
+                                             "page-made-bad": {"p0.html"},
+                                             "bad-page-cleaned": {"vieja.html"}}[change]
+    if change in ("none", "bad-page-cleaned"):
+        assert late.result() == whole.result() == len(list(stage.rglob("*.html")))
+        return
+    with pytest.raises(BuildError) as from_both:
+        late.result()
+    with pytest.raises(BuildError) as at_once:
+        whole.result()
+    assert str(from_both.value) == str(at_once.value)
+
+
 # --- the real build -----------------------------------------------------------------------
 
 def test_every_page_carries_the_policy_and_loads_only_hashed_files(built_site):

@@ -54,20 +54,25 @@ def check_pages(stage: Path, cache: StageCache | None = None) -> int:
     return begin_check(stage, cache, beside=False).result()
 
 
-def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = True) -> PageCheck:
+def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = True,
+                nice: int = 0, earlier: PageCheck | None = None) -> PageCheck:
     """``check_pages``, begun now and answered by ``result()``: the pages are read now (so
     what is checked is what they are now, whatever is written later), and parsed in a child
-    process while the build goes on (build/beside.py) when ``beside`` and there are enough of
-    them to pay for its start (a build from scratch: ~600 pages, ~0.4 s of CPU)."""
+    process while the build goes on (build/beside.py, at niceness ``nice``) when ``beside``
+    and there are enough of them to pay for its start (a build from scratch: ~600 pages, ~0.4 s
+    of CPU). ``earlier``: a check begun before on some of these pages (the norms' pages, as
+    rendered), whose answers stand for the pages still as it read them."""
     cache = StageCache(None) if cache is None else cache
     key = "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
     known = _known(cache, key)
     pages = [(str(page.relative_to(stage)), cache.digest(page)[0])
              for page in sorted(stage.rglob("*.html"))]
-    todo = [(rel, (stage / rel).read_bytes()) for rel, digest in pages if digest not in known]
-    child = Beside(f"{__name__}:findings", todo) if (
+    covered = set() if earlier is None else set(earlier.pages)
+    todo = [(rel, (stage / rel).read_bytes()) for rel, digest in pages
+            if digest not in known and (rel, digest) not in covered]
+    child = Beside(f"{__name__}:findings", todo, nice=nice) if (
         beside and len(todo) >= BESIDE_MIN and cpus() > 1) else None
-    return PageCheck(cache, key, pages, todo, child)
+    return PageCheck(cache, key, pages, todo, child, earlier)
 
 
 BESIDE_MIN = 100   # pages to parse: below, a child's start (~0.1 s) costs more than it saves
@@ -84,18 +89,29 @@ class PageCheck:
     computed in this process (the same answer either way)."""
 
     def __init__(self, cache: StageCache, key: str, pages: list[tuple[str, str]],
-                 todo: list[tuple[str, bytes]], child: Beside | None) -> None:
+                 todo: list[tuple[str, bytes]], child: Beside | None,
+                 earlier: PageCheck | None = None) -> None:
         self.cache, self.key, self.pages, self.todo = cache, key, pages, todo
-        self.child = child
+        self.child, self.earlier = child, earlier
 
-    def result(self) -> int:
-        """Raise BuildError naming every page with inline code; the number of pages checked."""
+    def found(self) -> dict[str, list[str]]:
+        """{page: its violations} of the pages this check and ``earlier`` parsed."""
         found: dict[str, list[str]] | None = None
         if self.child is not None:
             ok, value = self.child.result()
             found = value if ok else None
         if found is None:
             found = findings(self.todo)
+        if self.earlier is None:
+            return found
+        now, then = set(self.pages), dict(self.earlier.pages)
+        before = {rel: v for rel, v in self.earlier.found().items()   # an earlier answer stands
+                  if (rel, then[rel]) in now}                         # for a page unchanged since
+        return {**before, **found}
+
+    def result(self) -> int:
+        """Raise BuildError naming every page with inline code; the number of pages checked."""
+        found = self.found()
         bad, clean = [], set()
         for rel, digest in self.pages:
             seen = found.get(rel, [])

@@ -17,15 +17,18 @@ ICONS = "icons"   # the stage-cache entry of the icons drawn from site_src/pwa/i
 def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
             as_of_text: str, packed: dict[bytes, bytes] | None = None,
             cache: StageCache | None = None,
-            read: dict[str, bytes] | None = None) -> tuple[str, dict]:
+            read: dict[str, bytes] | None = None,
+            early: inline.PageCheck | None = None) -> tuple[str, dict]:
     """Check, bundle, hash, describe and precompress the staged site; (report, figures).
     ``packed``: gzip results already known (gzcache.GzipMemo), filled with this build's;
     ``cache``: the build cache (the pages an earlier build found free of inline code);
     ``read``: filled with {relative path: bytes} of the files it read or wrote last, as they
-    are when it returns (the build cache keeps them without reading them again)."""
+    are when it returns (the build cache keeps them without reading them again); ``early``:
+    the inline-code check begun on the norms' pages once rendered (those unchanged since are
+    not parsed again)."""
     stage, site_src = Path(stage), Path(site_src)
     # the pages as rendered, checked in a child while this process hashes and compresses
-    checked = inline.begin_check(stage, cache)
+    checked = inline.begin_check(stage, cache, earlier=early)
     _icons(site_src / "pwa" / "icon.txt", stage, cache)
     assets.bundle(stage)
     renamed = assets.hash_assets(stage, memo=PageMemo(cache or StageCache(None)))
