@@ -70,7 +70,7 @@ from citavial.build.stagecache import (
 )
 from citavial.build.stageclock import StageClock
 from citavial.build.web.gzcache import GzipMemo
-from citavial.build.web.inline import begin_check
+from citavial.build.web.inline import begin_early
 from citavial.build.web.publish import publish
 from citavial.build.web.share import normalize_base_url
 
@@ -201,7 +201,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         pages = render_norms(cache, norms, stage, site_src, (reg, *others), fetched, base_url,
                              change_links)
         # their inline-code check, at the lowest priority: in the second core's idle moments
-        early = begin_check(stage, cache, nice=19)
+        early = begin_early(stage, cache, nice=19)
         clock.lap("render")
         site_pages = Pages(stage)   # each page read once, for the gate and the row links
         passed = QuoteMemo(cache, norms)      # the quotes that passed on these pages before

@@ -7,6 +7,7 @@ instead of shipping a page whose code the policy would silently block.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -55,19 +56,19 @@ def check_pages(stage: Path, cache: StageCache | None = None) -> int:
 
 
 def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = True,
-                nice: int = 0, earlier: PageCheck | None = None) -> PageCheck:
+                nice: int = 0, earlier: EarlyCheck | None = None) -> PageCheck:
     """``check_pages``, begun now and answered by ``result()``: the pages are read now (so
     what is checked is what they are now, whatever is written later), and parsed in a child
     process while the build goes on (build/beside.py, at niceness ``nice``) when ``beside``
     and there are enough of them to pay for its start (a build from scratch: ~600 pages, ~0.4 s
-    of CPU). ``earlier``: a check begun before on some of these pages (the norms' pages, as
-    rendered), whose answers stand for the pages still as it read them."""
+    of CPU). ``earlier``: the check begun on some of these pages before (``begin_early``: the
+    norms' pages, as rendered), whose answers stand for the pages still as it read them."""
     cache = StageCache(None) if cache is None else cache
     key = "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
     known = _known(cache, key)
     pages = [(str(page.relative_to(stage)), cache.digest(page)[0])
              for page in sorted(stage.rglob("*.html"))]
-    covered = set() if earlier is None else set(earlier.pages)
+    covered = set() if earlier is None else set(earlier.pages())
     todo = [(rel, (stage / rel).read_bytes()) for rel, digest in pages
             if digest not in known and (rel, digest) not in covered]
     child = Beside(f"{__name__}:findings", todo, nice=nice) if (
@@ -76,6 +77,53 @@ def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = Tru
 
 
 BESIDE_MIN = 100   # pages to parse: below, a child's start (~0.1 s) costs more than it saves
+
+
+def begin_early(stage: Path, cache: StageCache | None = None, nice: int = 19) -> EarlyCheck:
+    """The check of the pages staged so far (the norms' pages, once rendered), begun in a child
+    at niceness ``nice`` that reads, hashes and parses them itself: the build's own process
+    only lists them. ``begin_check(..., earlier=)`` takes its answers for the pages unchanged
+    since."""
+    cache = StageCache(None) if cache is None else cache
+    key = "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
+    rels = [str(page.relative_to(stage)) for page in sorted(stage.rglob("*.html"))]
+    job = (str(stage), rels, sorted(_known(cache, key)))
+    child = Beside(f"{__name__}:read_and_find", job, nice=nice) if (
+        len(rels) >= BESIDE_MIN and cpus() > 1) else None
+    return EarlyCheck(job, child)
+
+
+def read_and_find(job: tuple[str, list[str], list[str]]
+                  ) -> dict[str, tuple[str, list[str]]]:
+    """{page: (sha256 of the bytes read, their violations)} of the pages ``job`` names under
+    its folder; no violations looked for in a page whose digest is known clean."""
+    folder, rels, known = Path(job[0]), job[1], set(job[2])
+    out = {}
+    for rel in rels:
+        data = (folder / rel).read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        out[rel] = (digest, [] if digest in known else violations(data.decode("utf-8")))
+    return out
+
+
+class EarlyCheck:
+    """``begin_early``'s check: the digest of every page it read, and what it found."""
+
+    def __init__(self, job: tuple[str, list[str], list[str]], child: Beside | None) -> None:
+        self.job, self.child = job, child
+        self._answer: dict[str, tuple[str, list[str]]] | None = None
+
+    def _answered(self) -> dict[str, tuple[str, list[str]]]:
+        if self._answer is None:
+            ok, value = (False, None) if self.child is None else self.child.result()
+            self._answer = value if ok else read_and_find(self.job)
+        return self._answer
+
+    def pages(self) -> list[tuple[str, str]]:
+        return [(rel, digest) for rel, (digest, _found) in self._answered().items()]
+
+    def found(self) -> dict[str, list[str]]:
+        return {rel: found for rel, (_digest, found) in self._answered().items() if found}
 
 
 def findings(todo: list[tuple[str, bytes]]) -> dict[str, list[str]]:
@@ -90,7 +138,7 @@ class PageCheck:
 
     def __init__(self, cache: StageCache, key: str, pages: list[tuple[str, str]],
                  todo: list[tuple[str, bytes]], child: Beside | None,
-                 earlier: PageCheck | None = None) -> None:
+                 earlier: EarlyCheck | None = None) -> None:
         self.cache, self.key, self.pages, self.todo = cache, key, pages, todo
         self.child, self.earlier = child, earlier
 
@@ -104,7 +152,7 @@ class PageCheck:
             found = findings(self.todo)
         if self.earlier is None:
             return found
-        now, then = set(self.pages), dict(self.earlier.pages)
+        now, then = set(self.pages), dict(self.earlier.pages())
         before = {rel: v for rel, v in self.earlier.found().items()   # an earlier answer stands
                   if (rel, then[rel]) in now}                         # for a page unchanged since
         return {**before, **found}

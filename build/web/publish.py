@@ -18,7 +18,7 @@ def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
             as_of_text: str, packed: dict[bytes, bytes] | None = None,
             cache: StageCache | None = None,
             read: dict[str, bytes] | None = None,
-            early: inline.PageCheck | None = None) -> tuple[str, dict]:
+            early: inline.EarlyCheck | None = None) -> tuple[str, dict]:
     """Check, bundle, hash, describe and precompress the staged site; (report, figures).
     ``packed``: gzip results already known (gzcache.GzipMemo), filled with this build's;
     ``cache``: the build cache (the pages an earlier build found free of inline code);
