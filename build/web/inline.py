@@ -114,10 +114,11 @@ class EarlyCheck:
         self._answer: dict[str, tuple[str, list[str]]] | None = None
 
     def _answered(self) -> dict[str, tuple[str, list[str]]]:
-        if self._answer is None:
+        answer = self._answer
+        if answer is None:
             ok, value = (False, None) if self.child is None else self.child.result()
-            self._answer = value if ok else read_and_find(self.job)
-        return self._answer
+            answer = self._answer = value if ok else read_and_find(self.job)
+        return answer
 
     def pages(self) -> list[tuple[str, str]]:
         return [(rel, digest) for rel, (digest, _found) in self._answered().items()]
