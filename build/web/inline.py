@@ -114,11 +114,10 @@ class EarlyCheck:
         self._answer: dict[str, tuple[str, list[str]]] | None = None
 
     def _answered(self) -> dict[str, tuple[str, list[str]]]:
-        answer = self._answer
-        if answer is None:
+        if self._answer is None:
             ok, value = (False, None) if self.child is None else self.child.result()
-            answer = self._answer = value if ok else read_and_find(self.job)
-        return answer
+            self._answer = value if ok and isinstance(value, dict) else read_and_find(self.job)
+        return self._answer
 
     def pages(self) -> list[tuple[str, str]]:
         return [(rel, digest) for rel, (digest, _found) in self._answered().items()]
