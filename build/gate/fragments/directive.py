@@ -26,7 +26,8 @@ from citavial.build.gate.fragments.match import (
     TextDirective,
     boundary_at,
     folded,
-    match_directive,
+    make_match,
+    match_span,
     source_text,
 )
 from citavial.build.gate.fragments.textmodel import PageText
@@ -177,8 +178,7 @@ def deep_link_at(page: PageText, anchor_id: str, start: int, end: int) -> DeepLi
 def _deep_link_at(page: PageText, anchor_id: str, start: int, end: int) -> DeepLink:
     span = (start, end)
     for directive, kind in _candidates(page, *span):
-        hit = match_directive(page, directive)
-        if hit is not None and (hit.pos, hit.end_pos) == span and hit.targetable:
+        if match_span(page, directive) == span and make_match(page, *span).targetable:
             fragment = f"{encode_id(anchor_id)}:~:text={format_directive(directive)}"
             context = directive.prefix is not None or directive.suffix is not None
             return DeepLink(fragment, kind, context)

@@ -51,8 +51,8 @@ _WS_CLASS = {"\t": "t", "\n": "n", "\r": "n", "\v": "v", "\f": "f"}
 _WS_CLASSES = str.maketrans({ch: _WS_CLASS.get(ch, "s") for ch in _WS})
 _WS_RUN = re.compile(f"[{re.escape(_WS)}]+")
 
-__all__ = ["Match", "TextDirective", "boundary_at", "find_all", "folded", "match_directive",
-           "source_text"]
+__all__ = ["Match", "TextDirective", "boundary_at", "find_all", "folded", "make_match",
+           "match_directive", "match_span", "source_text"]
 
 
 @dataclass(frozen=True)
@@ -307,6 +307,12 @@ def match_directive(page: PageText, directive: TextDirective) -> Match | None:
     """The range Chromium selects for ``directive``: the first match in document order."""
     span = _match_span(page, directive)
     return None if span is None else make_match(page, *span)
+
+
+def match_span(page: PageText, directive: TextDirective) -> tuple[int, int] | None:
+    """``match_directive``'s range as ``joined`` offsets, without describing it: a deep link
+    tries directives until one selects its passage, and most that do not select elsewhere."""
+    return _match_span(page, directive)
 
 
 def _match_span(page: PageText, d: TextDirective) -> tuple[int, int] | None:
