@@ -252,3 +252,34 @@ def test_the_child_ends_with_its_parent(tmp_path, corpus, stuck_cache):
     parent.stdin.flush()
     parent.wait()
     assert _wait_gone(child)
+
+
+def test_the_hooks_are_analysed_before_the_passages_are_known(tmp_path, corpus):
+    """``prepare`` (the child's, while the build reads the corpus) analyses and embeds every
+    hook question: the plan then finds them in the Analysis's memos, and what it computes is
+    what an Analysis without them computes (hooks' BM25, vectors, lexical data)."""
+    from citavial.build.index.embed import corpus_model, load_embedder
+    from citavial.build.index.hooks import hook_questions, promoted_hooks
+    from citavial.build.index.make import Analysis
+    warm = job.prepare(corpus, None)
+    questions = hook_questions(promoted_hooks(corpus) + promoted_hooks(corpus, dev_clean=True))
+    assert questions and set(questions) <= set(warm._terms) and set(questions) <= set(warm._vecs)
+    inputs = job.Inputs(passages()[:N], corpus, None)
+    _, ours = job.plan(inputs, warm)
+    _, cold = job.plan(inputs, Analysis(load_embedder(corpus_model(corpus)), None))
+    for a, b in zip(ours, cold, strict=True):
+        assert a.hooks == b.hooks and a.hbm.vocab == b.hbm.vocab
+        assert (a.hbm.weights == b.hbm.weights).all() and (a.hvec == b.hvec).all()
+        assert a.lexical == b.lexical
+
+
+@pytest.mark.parametrize("content, expected", [
+    pytest.param('{"ref": "RD-1428/2003#art1", "questions": [" ¿Uno? ", "¿Dos?"]}\n\n',
+                 ["¿Uno?", "¿Dos?"], id="stripped-in-order"),
+    pytest.param('{"ref": "RD-1428/2003#art1", "questions": ["¿Uno?"]}\nnot json\n', [],
+                 id="malformed-file-gives-none"),
+])
+def test_hook_questions(tmp_path, content, expected):
+    from citavial.build.index.hooks import hook_questions
+    (tmp_path / "h.jsonl").write_text(content, encoding="utf-8")
+    assert hook_questions([tmp_path / "missing.jsonl", tmp_path / "h.jsonl"]) == expected

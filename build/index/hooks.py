@@ -124,6 +124,21 @@ def load_hooks(path: Path | Sequence[Path], citable: set[str],
     return tuple(hooks), skipped
 
 
+def hook_questions(paths: Sequence[Path]) -> list[str]:
+    """Every question of the hooks files ``paths`` as ``load_hooks`` gives it, whatever its
+    ref: what the index's child analyses before the passages are known. A missing or
+    malformed file gives none here (``load_hooks`` says what is wrong)."""
+    out: list[str] = []
+    for path in paths:
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+            out += [q.strip() for n, line in enumerate(lines, 1) if line.strip()
+                    for q in _parse_line(Path(path), n, line)[1]]
+        except (OSError, UnicodeDecodeError, BuildError):
+            continue
+    return out
+
+
 def best_per_passage(hook_scores: np.ndarray, hook_passage: np.ndarray,
                      n_passages: int) -> np.ndarray:
     """A passage's score is the best score of its hooks (0 if it has none)."""

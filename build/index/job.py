@@ -76,11 +76,20 @@ class Inputs(NamedTuple):
 def prepare(corpus_dir: Path, cache_dir: Path | None) -> Any:
     """The Analysis the indexes share, before any passage is known: numpy and the embedder
     (~0.3 s of CPU, imported here so that only where the index is computed loads them), the
-    model and the embeddings cache. A child does this while the build reads the corpus."""
+    model and the embeddings cache, and every hook question analysed and embedded (the hooks
+    are the corpus's, known before the passages: their values wait in the Analysis's memos,
+    the same the plan would compute). A child does this while the build reads the corpus."""
     from citavial.build.index.embed import corpus_model, load_embedder
+    from citavial.build.index.hooks import hook_questions, promoted_hooks
     from citavial.build.index.make import Analysis
 
-    return Analysis(load_embedder(corpus_model(corpus_dir)), cache_dir)
+    analysis = Analysis(load_embedder(corpus_model(corpus_dir)), cache_dir)
+    questions = list(dict.fromkeys(hook_questions(
+        promoted_hooks(corpus_dir) + promoted_hooks(corpus_dir, dev_clean=True))))
+    for question in questions:
+        analysis.terms(question)
+    analysis.encode(questions)
+    return analysis
 
 
 def plan(inputs: Inputs, analysis: Any = None) -> tuple[Any, tuple[Any, ...]]:
