@@ -71,7 +71,7 @@ from citavial.build.stagecache import (
 from citavial.build.stageclock import StageClock
 from citavial.build.web.gzcache import GzipMemo
 from citavial.build.web.inline import begin_early
-from citavial.build.web.publish import publish
+from citavial.build.web.publish import begin_icons, publish
 from citavial.build.web.share import normalize_base_url
 
 # The DGT theory exam for permiso B (RD 818/2009, anexo VI); simulacro-core.js holds the same
@@ -179,6 +179,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         proven = Links(cache, norms, stage)   # the deep links, unless the pages are unchanged
         if proven.allowlist is None:   # new deep links, so most likely a new index: its
             index.spawn()              # child starts (imports) beside the read
+        drawn = begin_icons(site_src / "pwa" / "icon.txt", cache)   # in idle moments
         later: list[CorpusJson] = []   # its typed JSON entry: made beside publish
         corpus = read_corpus(Path(corpus_dir), as_of, cache_dir,   # the build's one read of it
                              (cache, inputs), later, begun)
@@ -259,7 +260,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         packed = GzipMemo(cache)
         final: dict[str, bytes] = {}   # files publish read or wrote last: stashed unread
         web_report, web = publish(stage, reg, site_src, base_url, spanish_date(as_of), packed,
-                                  cache, final, early)
+                                  cache, final, early, drawn)
         packed.save()
         for entry_json in later:
             entry_json.store()

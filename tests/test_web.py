@@ -149,6 +149,39 @@ def test_icons_are_valid_pngs_of_their_size(tmp_path):
         assert len(zlib.decompress(idat)) == size * (1 + 3 * size)
 
 
+def test_icons_drawn_beside_the_build_are_the_icons_drawn_here(tmp_path):
+    """publish.begin_icons draws them in a child at niceness 19 while the build goes on: the
+    same files; none begun when the build cache holds them."""
+    from support import SITE_SRC, tree_hash
+
+    from citavial.build.stagecache import StageCache
+    from citavial.build.web import publish
+    source = SITE_SRC / "pwa" / "icon.txt"
+    drawn = publish.begin_icons(source)
+    assert drawn is not None and drawn.result() == (True, icons.draw_icons(source))
+    publish._icons(source, tmp_path / "beside", None, drawn)
+    icons.write_icons(source, tmp_path / "here")
+    assert tree_hash(tmp_path / "beside") == tree_hash(tmp_path / "here")
+    cache = StageCache(tmp_path / "cache")
+    publish._icons(source, tmp_path / "cached", cache)
+    assert publish.begin_icons(source, cache) is None
+
+
+def test_a_bad_icon_source_is_the_builds_error_not_the_childs(tmp_path, caplog):
+    """A source the child cannot read answers None (no traceback logged); the build's own
+    process then raises the error with its line and rule."""
+    from citavial.build.web import publish
+    source = tmp_path / "icon.txt"
+    source.write_text("not an icon\n", encoding="utf-8")
+    drawn = publish.begin_icons(source)
+    assert drawn is not None and drawn.result() == (True, None)
+    with pytest.raises(BuildError) as here, caplog.at_level("WARNING"):
+        publish._icons(source, tmp_path / "stage", None, drawn)
+    with pytest.raises(BuildError) as alone:
+        icons.write_icons(source, tmp_path / "alone")
+    assert str(here.value) == str(alone.value) and not caplog.text
+
+
 @pytest.mark.parametrize("text, message", [
     pytest.param("B = #000000\nBB\nBB\nBB\n", "is not square", id="not-square"),
     pytest.param("B = #000000\nBX\nBB\n", r"\['X'\] are not in the palette", id="unknown"),

@@ -73,13 +73,27 @@ def ico(png_data: bytes, size: int) -> bytes:
             + png_data)
 
 
-def write_icons(source: Path, stage: Path) -> list[tuple[str, int]]:
-    """Write every icon into the staged site; return [(path, size)]."""
-    grid = read_source(source)
-    out = []
-    for rel, size in ICONS:
-        write_staged_bytes(stage / rel, png(grid, size))
-        out.append((rel, size))
+def draw_icons(source: str | Path) -> list[tuple[str, bytes]]:
+    """Every icon's (path, bytes), drawn from ``source`` (~0.15 s of CPU)."""
+    grid = read_source(Path(source))
+    out = [(rel, png(grid, size)) for rel, size in ICONS]
     rel, size = FAVICON
-    write_staged_bytes(stage / rel, ico(png(grid, size), size))
-    return out + [FAVICON]
+    return out + [(rel, ico(png(grid, size), size))]
+
+
+def draw_or_none(source: str) -> list[tuple[str, bytes]] | None:
+    """draw_icons beside the build (build/beside.py): None for a source it cannot read, whose
+    error the build's own process then raises with its line and rule."""
+    try:
+        return draw_icons(source)
+    except BuildError:
+        return None
+
+
+def write_icons(source: Path, stage: Path,
+                drawn: list[tuple[str, bytes]] | None = None) -> list[tuple[str, int]]:
+    """Write every icon into the staged site (``drawn``: draw_icons(source) already made);
+    return [(path, size)]."""
+    for rel, data in draw_icons(source) if drawn is None else drawn:
+        write_staged_bytes(stage / rel, data)
+    return [*ICONS, FAVICON]

@@ -6,6 +6,7 @@ from datetime import date
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from citavial.build.beside import Beside, cpus
 from citavial.build.models import Regulation
 from citavial.build.stagecache import Key, StageCache, code_version
 from citavial.build.web import assets, icons, inline, pwa, share
@@ -18,18 +19,19 @@ def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
             as_of_text: str, packed: dict[bytes, bytes] | None = None,
             cache: StageCache | None = None,
             read: dict[str, bytes] | None = None,
-            early: inline.EarlyCheck | None = None) -> tuple[str, dict]:
+            early: inline.EarlyCheck | None = None,
+            drawn: Beside | None = None) -> tuple[str, dict]:
     """Check, bundle, hash, describe and precompress the staged site; (report, figures).
     ``packed``: gzip results already known (gzcache.GzipMemo), filled with this build's;
     ``cache``: the build cache (the pages an earlier build found free of inline code);
     ``read``: filled with {relative path: bytes} of the files it read or wrote last, as they
     are when it returns (the build cache keeps them without reading them again); ``early``:
     the inline-code check begun on the norms' pages once rendered (those unchanged since are
-    not parsed again)."""
+    not parsed again); ``drawn``: the icons begun early (``begin_icons``)."""
     stage, site_src = Path(stage), Path(site_src)
     # the pages as rendered, checked in a child while this process hashes and compresses
     checked = inline.begin_check(stage, cache, earlier=early)
-    _icons(site_src / "pwa" / "icon.txt", stage, cache)
+    _icons(site_src / "pwa" / "icon.txt", stage, cache, drawn)
     assets.bundle(stage)
     renamed = assets.hash_assets(stage, memo=PageMemo(cache or StageCache(None)))
     if base_url:
@@ -55,14 +57,31 @@ def publish(stage: Path, reg: Regulation, site_src: Path, base_url: str,
     return report, figures
 
 
-def _icons(source: Path, stage: Path, cache: StageCache | None) -> None:
-    """The icons drawn from ``source`` (~0.15 s of CPU), or the same files from the build
-    cache when an earlier build drew them from the same bytes with the same code."""
-    cache = StageCache(None) if cache is None else cache
-    key = "" if cache.root is None or not source.is_file() else (
+def _icons_key(source: Path, cache: StageCache) -> str:
+    return "" if cache.root is None or not source.is_file() else (
         Key(ICONS).text("code", code_version()).data("source", source.read_bytes()).hexdigest())
+
+
+def begin_icons(source: Path, cache: StageCache | None = None) -> Beside | None:
+    """The icons drawn from ``source`` in a child at niceness 19 (the second core's idle
+    moments), unless the build cache holds them; ``publish`` takes them (``drawn``)."""
+    cache = StageCache(None) if cache is None else cache
+    key = _icons_key(source, cache)
+    if (key and cache.lookup(ICONS, key) is not None) or cpus() < 2:
+        return None
+    return Beside("citavial.build.web.icons:draw_or_none", str(source), nice=19)
+
+
+def _icons(source: Path, stage: Path, cache: StageCache | None,
+           drawn: Beside | None = None) -> None:
+    """The icons drawn from ``source`` (~0.15 s of CPU; ``drawn``: by ``begin_icons``), or the
+    same files from the build cache when an earlier build drew them from the same bytes with
+    the same code."""
+    cache = StageCache(None) if cache is None else cache
+    key = _icons_key(source, cache)
     if cache.restore(ICONS, key, stage) is not None:
         return
-    written = icons.write_icons(source, stage)
+    ok, made = (False, None) if drawn is None else drawn.result()
+    written = icons.write_icons(source, stage, made if ok and isinstance(made, list) else None)
     if key:
         cache.store(ICONS, key, stage, sorted(rel for rel, _size in written))
