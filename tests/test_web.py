@@ -436,3 +436,15 @@ def test_gzip_all_compresses_the_largest_first_and_answers_in_order():
     packed = assets.gzip_all(datas)
     assert [gzip.decompress(p) for p in packed] == datas
     assert packed == [gzip.compress(d, compresslevel=9, mtime=0) for d in datas]
+
+
+def test_no_early_check_when_the_cache_knows_clean_pages(tmp_path):
+    """A build whose cache holds the pages found clean before (a guide edit: the norms' pages
+    restored) leaves them to publish's check, which knows them by their cached digests without
+    reading them; a build with nothing known begins the early check."""
+    from citavial.build.stagecache import StageCache
+    stage = _many_pages(tmp_path, {})
+    cache = StageCache(tmp_path / "cache")
+    assert inline.begin_early(stage, cache) is not None
+    assert inline.check_pages(stage, cache) == inline.BESIDE_MIN + 5
+    assert inline.begin_early(stage, cache) is None

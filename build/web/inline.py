@@ -79,17 +79,21 @@ def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = Tru
 BESIDE_MIN = 100   # pages to parse: below, a child's start (~0.1 s) costs more than it saves
 
 
-def begin_early(stage: Path, cache: StageCache | None = None, nice: int = 19) -> EarlyCheck:
+def begin_early(stage: Path, cache: StageCache | None = None,
+                nice: int = 19) -> EarlyCheck | None:
     """The check of the pages staged so far (the norms' pages, once rendered), begun in a child
     at niceness ``nice`` that reads, hashes and parses them itself: the build's own process
     only lists them. ``begin_check(..., earlier=)`` takes its answers for the pages unchanged
-    since."""
+    since. None when the build cache knows pages found clean: then most are those, which
+    ``begin_check`` tells from their cached digests without reading them (a guide edit)."""
     cache = StageCache(None) if cache is None else cache
     key = "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
+    if _known(cache, key) or cpus() < 2:
+        return None
     rels = [str(page.relative_to(stage)) for page in sorted(stage.rglob("*.html"))]
-    job = (str(stage), rels, sorted(_known(cache, key)))
-    child = Beside(f"{__name__}:read_and_find", job, nice=nice) if (
-        len(rels) >= BESIDE_MIN and cpus() > 1) else None
+    job: tuple[str, list[str], list[str]] = (str(stage), rels, [])
+    child = Beside(f"{__name__}:read_and_find", job, nice=nice) if len(rels) >= BESIDE_MIN \
+        else None
     return EarlyCheck(job, child)
 
 
