@@ -297,16 +297,21 @@ def test_the_check_in_a_child_answers_as_the_check_here(tmp_path, bad):
     here = inline.begin_check(stage, beside=False)
     beside = inline.begin_check(stage)
     assert here.child is None and beside.child is not None   # the child was begun
+    verdict = _verdict(beside)
+    assert verdict == _verdict(here)
     if not bad:
-        assert beside.result() == here.result() == inline.BESIDE_MIN + 5
+        assert verdict == inline.BESIDE_MIN + 5
         return
-    with pytest.raises(BuildError) as in_child:
-        beside.result()
-    with pytest.raises(BuildError) as in_process:
-        here.result()
-    assert str(in_child.value) == str(in_process.value)
-    assert "mala.html: line 2: event-handler" in str(in_child.value)
-    assert "norma/otra.html: line 2: inline <script>" in str(in_child.value)
+    assert "mala.html: line 2: event-handler" in verdict
+    assert "norma/otra.html: line 2: inline <script>" in verdict
+
+
+def _verdict(check) -> int | str:
+    """A page check's count, or the text of the error it raised."""
+    try:
+        return check.result()
+    except BuildError as err:
+        return str(err)
 
 
 def test_a_failed_child_is_checked_here_and_said(tmp_path, monkeypatch, caplog):
@@ -356,14 +361,9 @@ def test_a_check_begun_early_stands_only_for_pages_unchanged_since(tmp_path, mon
     assert {rel for rel, _ in late.todo} <= {"none": set(), "bad-page-added": {"nueva.html"},
                                              "page-made-bad": {"p0.html"},
                                              "bad-page-cleaned": {"vieja.html"}}[change]
-    if change in ("none", "bad-page-cleaned"):
-        assert late.result() == whole.result() == len(list(stage.rglob("*.html")))
-        return
-    with pytest.raises(BuildError) as from_both:
-        late.result()
-    with pytest.raises(BuildError) as at_once:
-        whole.result()
-    assert str(from_both.value) == str(at_once.value)
+    verdict = _verdict(late)
+    assert verdict == _verdict(whole)
+    assert (verdict == len(list(stage.rglob("*.html")))) == (change in ("none", "bad-page-cleaned"))
 
 
 # --- the real build -----------------------------------------------------------------------
