@@ -147,3 +147,25 @@ def test_check_renders_again_when_the_tables_change(tmp_path):
     tables = pdftables.committed_path(corpus / "norms" / PDF.name)
     tables.write_text(tables.read_text("utf-8").replace("Clase de permiso", "Clase"), "utf-8")
     assert cache_key(corpus, SITE_SRC, AS_OF) != before
+
+
+def test_stale_tables_without_poppler_say_what_to_do(tmp_path, monkeypatch):
+    """A reader edited since the file was written, on a machine without poppler: the error
+    names the committed file, why it is not taken, and the command that rewrites it."""
+    pdf = tmp_path / PDF.name
+    shutil.copyfile(PDF, pdf)
+    pdftables.committed_path(pdf).write_text(json.dumps(_stale(_committed(), "other-code")),
+                                             encoding="utf-8")
+
+    def no_poppler(args, *_rest, **_kw):
+        raise pdftables.PopplerMissing(args[0], "is not installed", "install poppler-utils")
+
+    monkeypatch.setattr(pdftables, "_poppler", no_poppler)
+    with pytest.raises(BuildError) as err:
+        pdftables.read_tables(pdf, PAGES, None)
+    assert err.value.where == str(pdftables.committed_path(pdf))
+    assert "was not written from this PDF by this reader's code" in err.value.problem
+    assert "is not installed" in err.value.problem and "--tables" in err.value.fix
+    pdftables.committed_path(pdf).unlink()   # no committed file: poppler's own error
+    with pytest.raises(pdftables.PopplerMissing):
+        pdftables.read_tables(pdf, PAGES, None)

@@ -83,14 +83,18 @@ TABLES: dict[str, tuple[TableSpec, ...]] = {
 }
 
 
+class PopplerMissing(BuildError):
+    """A poppler tool is not installed."""
+
+
 def _poppler(args: list[str], pdf: Path | None, stderr: bool = False) -> str:
     """A poppler tool's output on ``pdf`` (None: no file, e.g. ``-v``; ``stderr``: that one's)."""
     files = [] if pdf is None else [str(pdf), "-"]
     try:
         done = subprocess.run(args + files, capture_output=True, check=True, timeout=60)
     except FileNotFoundError:
-        raise BuildError(args[0], "is not installed; RD 818/2009's tables are read from its PDF",
-                         "install poppler-utils (apt-get install poppler-utils)") from None
+        raise PopplerMissing(args[0], "is not installed; RD 818/2009's tables are read from its PDF",
+                             "install poppler-utils (apt-get install poppler-utils)") from None
     except subprocess.CalledProcessError as exc:
         raise BuildError(str(pdf), f"{args[0]} failed: {exc.stderr.decode(errors='replace')[:200]}",
                          "restore the PDF (corpus/norms/PROVENANCE.md)") from None
@@ -163,7 +167,16 @@ def read_tables(pdf: Path, pages: list[int], cache_dir: Path | None = None) -> d
             return {p: [[tuple(c) for c in t] for t in got[str(p)]] for p in pages}
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    out = extract(pdf, pages)
+    try:
+        out = extract(pdf, pages)
+    except PopplerMissing as missing:
+        committed = committed_path(pdf)
+        if not committed.is_file():
+            raise
+        raise BuildError(str(committed), "was not written from this PDF by this reader's code "
+                         f"(changed since), and {missing.where} is not installed to read the PDF "
+                         "again", "install poppler-utils and run `citavial fetch <BOE id> "
+                         "--tables` (then commit the file), or undo the change") from None
     if path is not None:
         write_text(path, json.dumps({str(p): t for p, t in out.items()}, ensure_ascii=False,
                                     sort_keys=True))
