@@ -112,12 +112,12 @@ def plan(inputs: Inputs, analysis: Any = None) -> tuple[Any, tuple[Any, ...]]:
 
 def write(planned: tuple[Any, tuple[Any, ...]], urls: Mapping[str, str],
           signs: Sequence[SignEntry], stage: Path) -> str:
-    """Write the planned indexes into ``stage``; the stage's report. The embeddings cache is
-    the caller's to save (``planned[0].save()``): the child saves it after it answered."""
+    """Write the planned indexes into ``stage`` and the embeddings cache; the stage's report."""
     from citavial.build.index.make import write_prepared
 
     analysis, indexes = planned
     product, dev = (write_prepared(prep, urls, stage, signs) for prep in indexes)
+    analysis.save()
     cached = f", {analysis.embedded} texts embedded" if analysis.store is not None else ""
     return f"{product}; {dev}{cached}"
 
@@ -182,11 +182,6 @@ def _serve(conn: Connection, answer: Connection) -> None:
         answer.send(reply)
     except OSError:
         return
-    if reply[0] == "ok":   # the parent publishes meanwhile, and waits for this exit at its end
-        try:               # (IndexJob.close); an atomic write: a cut one leaves no file
-            analysis.save()
-        except OSError:    # the next build computes its vectors again (it reads none)
-            pass
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)   # no teardown of the analysis's millions of objects: the parent goes on
@@ -298,10 +293,7 @@ class IndexJob:
         if self._order is None:
             raise ValueError("IndexJob.finish before order")
         if self._proc is None or self._answers is None or self._folder is None:
-            planned = plan(self._inputs())
-            report = write(planned, *self._order, self.stage)
-            planned[0].save()
-            return report
+            return write(plan(self._inputs()), *self._order, self.stage)
         try:
             reply = self._answers.recv()
         except (EOFError, OSError):
@@ -325,7 +317,7 @@ class IndexJob:
         idempotent."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            if not self._done or _waited(proc, 5) is None:   # it exits once it saved its cache
+            if not self._done or _waited(proc, 5) is None:   # it exits right after answering
                 proc.terminate()
                 if _waited(proc, 5) is None:
                     proc.kill()
