@@ -180,7 +180,7 @@ def build_site(corpus_dir: Path, out_dir: Path, as_of: date, site_src: Path,
         if proven.allowlist is None:   # new deep links, so most likely a new index: its
             index.spawn()              # child starts (imports) beside the read
         drawn = begin_icons(site_src / "pwa" / "icon.txt", cache)   # in idle moments
-        later: list[CorpusJson] = []   # its typed JSON entry: made beside publish
+        later: list[CorpusJson] = []   # its typed JSON entry: made in a child, stored at the end
         corpus = read_corpus(Path(corpus_dir), as_of, cache_dir,   # the build's one read of it
                              (cache, inputs), later, begun)
         reg, others = corpus.regulation, corpus.others

@@ -132,7 +132,7 @@ def test_a_searched_page_is_freed_without_the_cycle_collector():
 
 def _reference_span(page, d: TextDirective):
     """The spec's loops as written, one search per occurrence: no memo, no jump (what
-    match._match_span and match._extend must equal)."""
+    match.match_span and match._extend must equal)."""
     from citavial.build.gate.fragments.match import _find, _skip_space, _term
     start, end, prefix, suffix = _term(d.start), _term(d.end), _term(d.prefix), _term(d.suffix)
     must_end = end is not None or suffix is None

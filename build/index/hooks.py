@@ -10,7 +10,7 @@ current ref when it is read (corpus/refs-renamed.json, ``citavial.build.renames`
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,7 +96,7 @@ def _parse_line(path: Path, lineno: int, line: str) -> tuple[str, list[str]]:
     return ref, questions
 
 
-def load_hooks(path: Path | Sequence[Path], citable: set[str],
+def load_hooks(path: Path | Sequence[Path], citable: Container[str],
                renames: Renames | None = None) -> tuple[tuple[Hook, ...], int]:
     """The hooks of ``path`` (one file or several, in order) whose ref is citable, in file
     order, and how many were skipped because their ref is not citable on this build's date (a
@@ -131,12 +131,18 @@ def hook_questions(paths: Sequence[Path]) -> list[str]:
     out: list[str] = []
     for path in paths:
         try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
-            out += [q.strip() for n, line in enumerate(lines, 1) if line.strip()
-                    for q in _parse_line(Path(path), n, line)[1]]
+            out += [h.question for h in load_hooks(path, _EVERY_REF)[0]]
         except (OSError, UnicodeDecodeError, BuildError):
             continue
     return out
+
+
+class _EveryRef:
+    def __contains__(self, _ref: object) -> bool:
+        return True
+
+
+_EVERY_REF = _EveryRef()
 
 
 def best_per_passage(hook_scores: np.ndarray, hook_passage: np.ndarray,

@@ -11,8 +11,8 @@ reads it back (~0.12 s of CPU) instead of verifying and parsing the corpus again
 same bytes were verified by the build that stored it, so the verdict stands. The same value is
 also kept as a pickle (stagevalues.py), read back in ~0.05 s from an entry this cache wrote
 itself; the typed JSON remains for a cache restored from elsewhere. Writing it costs ~0.2 s, so
-a build may defer it (``CorpusJson``): made from the pickle in a child process while the build
-publishes, and stored at its end.
+a build may defer it (``CorpusJson``): made from the pickle in a child process at the lowest
+priority once the corpus is read, and stored at the build's end.
 """
 
 from __future__ import annotations

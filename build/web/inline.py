@@ -56,11 +56,11 @@ def check_pages(stage: Path, cache: StageCache | None = None) -> int:
 
 
 def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = True,
-                nice: int = 0, earlier: EarlyCheck | None = None) -> PageCheck:
+                earlier: EarlyCheck | None = None) -> PageCheck:
     """``check_pages``, begun now and answered by ``result()``: the pages are read now (so
     what is checked is what they are now, whatever is written later), and parsed in a child
-    process while the build goes on (build/beside.py, at niceness ``nice``) when ``beside``
-    and there are enough of them to pay for its start (a build from scratch: ~600 pages, ~0.4 s
+    process while the build goes on (build/beside.py) when ``beside`` and there are enough of
+    them to pay for its start (a build from scratch: ~600 pages, ~0.4 s
     of CPU). ``earlier``: the check begun on some of these pages before (``begin_early``: the
     norms' pages, as rendered), whose answers stand for the pages still as it read them."""
     cache = StageCache(None) if cache is None else cache
@@ -71,7 +71,7 @@ def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = Tru
     covered = set() if earlier is None else set(earlier.pages())
     todo = [(rel, (stage / rel).read_bytes()) for rel, digest in pages
             if digest not in known and (rel, digest) not in covered]
-    child = Beside(f"{__name__}:findings", todo, nice=nice) if (
+    child = Beside(f"{__name__}:findings", todo) if (
         beside and len(todo) >= BESIDE_MIN and cpus() > 1) else None
     return PageCheck(cache, key, pages, todo, child, earlier)
 
@@ -91,29 +91,27 @@ def begin_early(stage: Path, cache: StageCache | None = None,
     if _known(cache, key) or cpus() < 2:
         return None
     rels = [str(page.relative_to(stage)) for page in sorted(stage.rglob("*.html"))]
-    job: tuple[str, list[str], list[str]] = (str(stage), rels, [])
+    job = (str(stage), rels)
     child = Beside(f"{__name__}:read_and_find", job, nice=nice) if len(rels) >= BESIDE_MIN \
         else None
     return EarlyCheck(job, child)
 
 
-def read_and_find(job: tuple[str, list[str], list[str]]
-                  ) -> dict[str, tuple[str, list[str]]]:
+def read_and_find(job: tuple[str, list[str]]) -> dict[str, tuple[str, list[str]]]:
     """{page: (sha256 of the bytes read, their violations)} of the pages ``job`` names under
-    its folder; no violations looked for in a page whose digest is known clean."""
-    folder, rels, known = Path(job[0]), job[1], set(job[2])
+    its folder."""
+    folder, rels = Path(job[0]), job[1]
     out = {}
     for rel in rels:
         data = (folder / rel).read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        out[rel] = (digest, [] if digest in known else violations(data.decode("utf-8")))
+        out[rel] = (hashlib.sha256(data).hexdigest(), violations(data.decode("utf-8")))
     return out
 
 
 class EarlyCheck:
     """``begin_early``'s check: the digest of every page it read, and what it found."""
 
-    def __init__(self, job: tuple[str, list[str], list[str]], child: Beside | None) -> None:
+    def __init__(self, job: tuple[str, list[str]], child: Beside | None) -> None:
         self.job, self.child = job, child
         self._answer: dict[str, tuple[str, list[str]]] | None = None
 

@@ -305,17 +305,13 @@ def find_all(page: PageText, term: str) -> tuple[Match, ...]:
 
 def match_directive(page: PageText, directive: TextDirective) -> Match | None:
     """The range Chromium selects for ``directive``: the first match in document order."""
-    span = _match_span(page, directive)
+    span = match_span(page, directive)
     return None if span is None else make_match(page, *span)
 
 
-def match_span(page: PageText, directive: TextDirective) -> tuple[int, int] | None:
+def match_span(page: PageText, d: TextDirective) -> tuple[int, int] | None:
     """``match_directive``'s range as ``joined`` offsets, without describing it: a deep link
     tries directives until one selects its passage, and most that do not select elsewhere."""
-    return _match_span(page, directive)
-
-
-def _match_span(page: PageText, d: TextDirective) -> tuple[int, int] | None:
     start, end, prefix, suffix = _term(d.start), _term(d.end), _term(d.prefix), _term(d.suffix)
     if start is None:
         return None
@@ -357,7 +353,7 @@ def _match_span(page: PageText, d: TextDirective) -> tuple[int, int] | None:
 def _last_text(joined: str, pos: int) -> int:
     """The offset of the last character before ``pos`` that is not a space or a block
     boundary (-1: none). On a page without hidden regions, a term that ends at or before it
-    skips its spaces to a place before ``pos``: the jumps of ``_match_span`` and ``_extend``."""
+    skips its spaces to a place before ``pos``: the jumps of ``match_span`` and ``_extend``."""
     q = pos - 1
     while q >= 0 and joined[q] in " \n":
         q -= 1

@@ -163,8 +163,7 @@ def read_tables(pdf: Path, pages: list[int], cache_dir: Path | None = None) -> d
     path = None if cache_dir is None else Path(cache_dir) / f"{_CACHE_PREFIX}{_cache_key(pdf)}.json"
     if path is not None:
         try:
-            got = json.loads(path.read_text("utf-8"))
-            return {p: [[tuple(c) for c in t] for t in got[str(p)]] for p in pages}
+            return _grids(json.loads(path.read_text("utf-8")), pages)
         except (OSError, ValueError, KeyError, TypeError):
             pass
     try:
@@ -204,8 +203,14 @@ def extract(pdf: Path, pages: list[int]) -> dict[int, list[_Grid]]:
 # cost after the gate, and poppler-utils need not be installed to build). They are taken only
 # when they record the sha256 of the PDF's bytes and of this module's source: after a change to
 # either, the build reads the PDF again until `citavial fetch <BOE id> --tables` rewrites them.
-# tests/test_ingest_markdown_pdf.py reads the PDF with poppler and compares.
+# tests/test_pdf_tables_committed.py reads the PDF with poppler and compares.
 TABLES_SCHEMA = "citavial-pdf-tables/1"
+
+
+def _grids(by_page: dict, pages: list[int]) -> dict[int, list[_Grid]]:
+    """The tables of ``pages`` from their JSON form ({"page": [[cell, …], …]}: the cache's
+    file and the committed one)."""
+    return {p: [[tuple(c) for c in t] for t in by_page[str(p)]] for p in pages}
 
 
 def committed_path(pdf: Path) -> Path:
@@ -224,7 +229,7 @@ def committed_tables(pdf: Path, pages: list[int]) -> dict[int, list[_Grid]] | No
         if doc["schema"] != TABLES_SCHEMA or doc["extractor_sha256"] != _extractor_digest() \
                 or doc["pdf_sha256"] != hashlib.sha256(Path(pdf).read_bytes()).hexdigest():
             return None
-        out = {p: [[tuple(c) for c in t] for t in doc["pages"][str(p)]] for p in pages}
+        out = _grids(doc["pages"], pages)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     cells = (c for grids in out.values() for grid in grids for c in grid)
