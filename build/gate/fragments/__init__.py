@@ -2,7 +2,8 @@
 
 The citation gate, the renderer and the worker use these so that "the quote is on the page" and
 "the link lands on it" are judged the way Chromium judges them. See docs in each module:
-``textmodel`` (what text is searchable, in which blocks), ``match`` (how terms and directives
+``textmodel`` (what text is searchable, in which blocks; ``leading``: a page's chrome before
+its <main>, walked once for the pages that share it), ``match`` (how terms and directives
 match), ``directive`` (encoding, parsing, and the deep link for a passage), ``wordbreak``.
 """
 

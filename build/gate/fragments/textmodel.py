@@ -52,10 +52,12 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import islice
 from typing import NamedTuple
 
 from lxml import etree
 
+from citavial.build.gate.fragments import leading
 from citavial.build.gate.fragments.collapse import Chain, Chunk, Segment, kept_spans, segments_of
 from citavial.build.normalize import normalize_with_map
 
@@ -316,8 +318,12 @@ class _Walker:
             self.walk_svg(el, inner)
         elif kind == _BLOCK_K:
             self.flush(ctx.block_chain)
-            self.walk_content(el, _Ctx(inner.chain, inner.chain, inner.ws, inner.visible,
-                                       inner.in_details, inner.region))   # _replace is slow
+            block = _Ctx(inner.chain, inner.chain, inner.ws, inner.visible, inner.in_details,
+                         inner.region)   # _replace is slow
+            if tag == "body":
+                self.walk_body(el, block)
+            else:
+                self.walk_content(el, block)
             self.flush(inner.chain)
         else:
             self.walk_content(el, inner)
@@ -336,6 +342,20 @@ class _Walker:
             tail = child.tail
             if tail:
                 self.text(tail, body)
+
+    def walk_body(self, el, ctx: _Ctx) -> None:
+        """``walk_content`` of <body> (never a <details>): its children before <main>, the
+        site's chrome, through leading.walk_lead (remembered from page to page)."""
+        text = el.text
+        if text:
+            self.text(text, ctx)
+        lead = leading.lead_of(el)
+        leading.walk_lead(self, lead, ctx, _BLOCK)
+        for child in islice(el, len(lead), None):
+            self.walk(child, ctx)
+            tail = child.tail
+            if tail:
+                self.text(tail, ctx)
 
     def walk_svg(self, el, ctx: _Ctx) -> None:
         """SVG renders text only inside <text>; each <text> is a block. foreignObject is HTML."""
