@@ -64,7 +64,7 @@ def begin_check(stage: Path, cache: StageCache | None = None, beside: bool = Tru
     of CPU). ``earlier``: the check begun on some of these pages before (``begin_early``: the
     norms' pages, as rendered), whose answers stand for the pages still as it read them."""
     cache = StageCache(None) if cache is None else cache
-    key = "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
+    key = _key(cache)
     known = _known(cache, key)
     pages = [(str(page.relative_to(stage)), cache.digest(page)[0])
              for page in sorted(stage.rglob("*.html"))]
@@ -87,7 +87,7 @@ def begin_early(stage: Path, cache: StageCache | None = None,
     since. None when the build cache knows pages found clean: then most are those, which
     ``begin_check`` tells from their cached digests without reading them (a guide edit)."""
     cache = StageCache(None) if cache is None else cache
-    key = "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
+    key = _key(cache)
     if _known(cache, key) or cpus() < 2:
         return None
     rels = [str(page.relative_to(stage)) for page in sorted(stage.rglob("*.html"))]
@@ -174,6 +174,11 @@ class PageCheck:
             raise BuildError("published pages", "inline code the Content-Security-Policy would "
                              "block:\n  " + "\n  ".join(bad) + "\n", FIX)
         return len(self.pages)
+
+
+def _key(cache: StageCache) -> str:
+    """The check's cache key: its code's version ("" with no cache)."""
+    return "" if cache.root is None else Key(STAGE).text("code", code_version()).hexdigest()
 
 
 def _known(cache: StageCache, key: str) -> set[str]:

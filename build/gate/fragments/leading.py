@@ -47,8 +47,8 @@ def lead_of(body: Any) -> list[Any]:
 
 
 def walk_lead(walker: Any, lead: list[Any], ctx: tuple, blocks: frozenset[str]) -> None:
-    """Walk ``lead`` (children of the element whose context is ``ctx``) with ``walker``, as
-    ``_Walker.walk_content`` walks children and their tails, in groups that each end with an
+    """Walk ``lead`` (children of the element whose context is ``ctx``) with ``walker``
+    (``_Walker.walk_children``: each child and its tail), in groups that each end with an
     element whose tag is in ``blocks`` (the skip link with the header; the breadcrumbs, which
     change from page to page, apart): a group is appended as an earlier walk of the same
     children from the same state appended it, or walked."""
@@ -76,11 +76,7 @@ def _walk_group(walker: Any, group: list[Any], ctx: tuple) -> None:
         walker.summaries |= known.summaries
         return
     ids, blocks, node = len(walker.ids), len(walker.blocks), walker.node
-    for child in group:
-        walker.walk(child, ctx)
-        tail = child.tail
-        if tail:
-            walker.text(tail, ctx)
+    walker.walk_children(group, ctx)
     if key is not None and not walker.run:   # nothing pending: the next group starts afresh
         if len(_MEMO) >= MEMO_MAX:
             _MEMO.clear()

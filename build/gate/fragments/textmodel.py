@@ -351,7 +351,11 @@ class _Walker:
             self.text(text, ctx)
         lead = leading.lead_of(el)
         leading.walk_lead(self, lead, ctx, _BLOCK)
-        for child in islice(el, len(lead), None):
+        self.walk_children(islice(el, len(lead), None), ctx)
+
+    def walk_children(self, children, ctx: _Ctx) -> None:
+        """Each of ``children`` and its tail (outside a <details>: see walk_content)."""
+        for child in children:
             self.walk(child, ctx)
             tail = child.tail
             if tail:
